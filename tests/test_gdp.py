@@ -258,3 +258,23 @@ def test_epsilon_is_safe_side_of_profile(mu, delta):
     assert gdp.delta(mu, value) <= delta
     if value > 1e-6:  # and close: a little less privacy loss already breaks δ
         assert gdp.delta(mu, value * (1 - 1e-7)) > delta
+
+
+# Table 3 of the reporting paper (002_f306a1b3106375e0, §5): mu for each (epsilon, delta),
+# printed to two decimals, columns delta = 1e-5, 1e-6, 1e-9.
+REPORTING_PAPER_TABLE_3 = {
+    0.1: (0.03, 0.03, 0.02),
+    0.5: (0.14, 0.12, 0.09),
+    1.0: (0.27, 0.24, 0.18),
+    2.0: (0.50, 0.45, 0.35),
+    4.0: (0.92, 0.84, 0.67),
+    6.0: (1.31, 1.20, 0.97),
+    8.0: (1.67, 1.53, 1.26),
+    10.0: (2.00, 1.85, 1.54),
+}
+
+
+@pytest.mark.parametrize("epsilon", sorted(REPORTING_PAPER_TABLE_3))
+def test_mu_reproduces_the_reporting_papers_conversion_table(epsilon):
+    for delta, printed in zip((1e-5, 1e-6, 1e-9), REPORTING_PAPER_TABLE_3[epsilon], strict=True):
+        assert round(gdp.mu(epsilon, delta), 2) == pytest.approx(printed, abs=1e-9)
