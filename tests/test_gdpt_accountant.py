@@ -52,8 +52,16 @@ def test_certify_reads_the_accountants_bounds():
     accounting = dpsgd(0.1)
     certificate = gdpt.certify(accounting, 4.0, 1e-3)
     assert certificate.from_bounds
-    lower, upper = accounting.delta_bounds(np.array([0.0, 4.0]))
-    assert certificate.mu_lower <= gaussdp.gdp.mu(0.0, lower[0]) or certificate.mu_lower > 0
-    assert certificate.mu_upper >= gdpt.transform(lambda e: accounting.delta_bounds(e)[1], 4.0)
+    _, upper = accounting.delta_bounds(np.array([0.0, 4.0]))
+    # The GDPT of each side on a fine grid: the certificate must bracket them.
+    grid = np.linspace(0.0, 4.0, 401)
+    lows, ups = accounting.delta_bounds(grid)
+    transform_of_lower = gdpt.transform(lambda e: np.interp(e, grid, lows), grid).max()
+    transform_of_upper = gdpt.transform(lambda e: np.interp(e, grid, ups), grid).max()
+    assert transform_of_lower - 1e-3 <= certificate.mu_lower <= certificate.mu_upper
+    assert certificate.mu_upper >= transform_of_upper
+    assert certificate.mu_upper - certificate.mu_lower <= 1e-3 + (
+        transform_of_upper - transform_of_lower
+    )
     assert certificate.tail_delta == pytest.approx(upper[1], rel=1e-12)
     assert math.isfinite(certificate.mu_upper)

@@ -281,3 +281,17 @@ def test_bad_parameters(kwargs, message):
 def test_bad_profiles(profile, message):
     with pytest.raises(InvalidParameterError, match=message):
         gdpt.certify(profile, 5.0, 1e-2, tail=False)
+
+
+def test_a_profile_that_fails_in_the_far_tail_is_certified_without_the_tail():
+    # Laplace(1/2)-style profile written with math.exp: overflows at epsilon ~ 2048.
+    def laplace(epsilon):
+        return max(0.0, 1.0 - math.exp(epsilon / 2.0 - 1.0))
+
+    with pytest.raises(InvalidParameterError, match="tail=False"):
+        gdpt.certify(laplace, 10.0, 1e-3)
+    certificate = gdpt.certify(laplace, 10.0, 1e-3, tail=False)
+    # sup of the GDPT at epsilon = 0: mu with delta_mu(0) = 1 - e^{-1}
+    exact = gdp.mu(0.0, 1.0 - math.exp(-1.0))
+    assert certificate.mu_lower <= exact <= certificate.mu_upper
+    assert certificate.tail is None

@@ -1,12 +1,13 @@
 """``gaussdp gdpt``: built-in examples, module:function profiles, formats, plots, errors."""
 
 import json
+import math
 import sys
 
 import pytest
 from click.testing import CliRunner
 
-from gaussdp import gdpt
+from gaussdp import gdp, gdpt
 from gaussdp.cli import cli, main
 
 
@@ -66,6 +67,24 @@ def test_module_function_profile(tmp_path, monkeypatch):
     payload = json.loads(run("my_profiles:pair", "--epsilon-max", "5", "--format", "json").output)
     assert payload["from_bounds"] is True
     assert payload["mu_upper"] >= 0.81
+
+
+def test_no_tail_certifies_a_profile_that_overflows_far_out(tmp_path, monkeypatch):
+    (tmp_path / "overflowing.py").write_text(
+        "import math\n"
+        "def laplace(epsilon):\n"
+        "    return max(0.0, 1.0 - math.exp(epsilon / 2.0 - 1.0))\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(sys.modules, "overflowing", raising=False)
+    failed = run("overflowing:laplace", "--epsilon-max", "10")
+    assert failed.exit_code != 0 and "--no-tail" in str(failed.exception)
+    result = run("overflowing:laplace", "--epsilon-max", "10", "--no-tail", "--format", "json")
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    exact = gdp.mu(0.0, 1.0 - math.exp(-1.0))
+    assert payload["mu_lower"] <= exact <= payload["mu_upper"]
+    assert payload["tail"] is None
 
 
 def test_plot_is_written(tmp_path):

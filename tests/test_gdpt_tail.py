@@ -138,7 +138,7 @@ def test_evidence_is_returned():
     estimate = gdpt.tail_estimate(gaussian(1.0), epsilon_start=0.5, doublings=6)
     assert estimate.epsilons == tuple(0.5 * 2.0**k for k in range(7))
     np.testing.assert_allclose(estimate.transforms, 1.0, rtol=1e-9)
-    assert estimate.evaluations == 7
+    assert estimate.evaluations == 7 + 3  # and the three checks of the head [0, 0.5)
 
 
 def test_bad_input():
@@ -159,3 +159,11 @@ def test_a_profile_that_levels_off_is_reported_with_its_floor():
     assert "levels off at 1e-14" in str(estimate)
     certificate = gdpt.certify(profile, 5.0, 1e-2)
     assert "except with probability" in str(certificate)
+
+
+def test_a_profile_invalid_near_zero_is_rejected_not_extrapolated():
+    def invalid_below_one(epsilon):
+        return np.where(np.asarray(epsilon) < 0.3, 1.5, np.exp(-(np.asarray(epsilon) ** 2)))
+
+    with pytest.raises(InvalidParameterError, match=r"delta above 1 \(1.5\) at epsilon=0.0"):
+        gdpt.tail_limit(invalid_below_one)

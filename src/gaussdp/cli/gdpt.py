@@ -84,7 +84,9 @@ def _payload(name: str, description: str, certificate) -> dict:
         "evaluations": certificate.evaluations,
         "searches": certificate.searches,
         "from_bounds": certificate.from_bounds,
-        "tail": {
+        "tail": None
+        if tail is None
+        else {
             "limit": json_number(tail.limit),
             "verdict": tail.verdict,
             "is_gdp": tail.is_gdp,
@@ -140,12 +142,20 @@ def _draw(profile, certificate, label: str, path: str) -> None:
     default=None,
     help=f"Draw the GDPT with its staircases to this file (epsilon up to {_PLOT_EPSILON_MAX:g}).",
 )
+@click.option(
+    "--tail/--no-tail",
+    default=True,
+    show_default=True,
+    help="Also estimate the tail limit (probes the profile up to epsilon ~ 1e6); "
+    "--no-tail certifies the head only.",
+)
 @click.option("--format", "output_format", type=FORMATS, default="text", show_default=True)
 def gdpt(
     profile_name: str,
     epsilon_max: float,
     tolerance: float,
     plot_file: str | None,
+    tail: bool,
     output_format: str,
 ) -> None:
     """Identify and measure GDP from a privacy profile (the GDPT).
@@ -164,7 +174,7 @@ def gdpt(
     gaussdp gdpt mymodule:profile --tolerance 1e-4 --plot gdpt.png
     """
     profile, description = load_profile(profile_name)
-    certificate = gdpt_module.certify(profile, epsilon_max, tolerance)
+    certificate = gdpt_module.certify(profile, epsilon_max, tolerance, tail=tail)
     if plot_file is not None:
         _draw(profile, certificate, profile_name, plot_file)
     if output_format == "json":

@@ -313,7 +313,7 @@ def certify(
         lambda i: float(grid[i]),
     )
     mu_lower = min(mu_lower, mu_upper)
-    estimate = tail_estimate(profile) if tail else None
+    estimate = _tail_or_explain(profile) if tail else None
     return Certificate(
         mu_lower=float(mu_lower),
         mu_upper=float(mu_upper),
@@ -328,6 +328,18 @@ def certify(
         tail=estimate,
         from_bounds=reader.is_pair,
     )
+
+
+def _tail_or_explain(profile) -> TailEstimate:
+    """The tail estimate; a profile that fails far out gets a hint to skip it."""
+    try:
+        return tail_estimate(profile)
+    except InvalidParameterError as error:
+        raise InvalidParameterError(
+            f"{error} (while estimating the tail limit, which probes epsilon up to ~1e6; "
+            "the head is certified without it: pass tail=False, or --no-tail on the "
+            "command line)"
+        ) from None
 
 
 def clip_and_rectify(epsilon_h, lower, upper):

@@ -14,7 +14,8 @@ profile**; :func:`tail_estimate` estimates it and says how, and its answer is
 an *estimate, not a bound*. Method:
 
 1. Evaluate log δ at ε_k = ε_start·2^k, k = 0 … 20 (up to about 10⁶ by default),
-   in log space when the profile provides ``log_delta``.
+   in log space when the profile provides ``log_delta`` (and at 0, ε_start/4 and
+   ε_start/2 only to reject a profile that is invalid near 0).
 2. If δ reaches exactly 0, bisect for the first zero: the profile is ε-DP
    there and the limit is 0 (exact, not an estimate) — unless the last
    non-zero value is below 1e-290 and the profile gives no ``log_delta``, in
@@ -214,8 +215,11 @@ def tail_estimate(profile, *, epsilon_start=1.0, doublings=20) -> TailEstimate:
     doublings = check_integer("doublings", doublings, low=3)
     reader = read_profile(profile)
     epsilons = start * np.exp2(np.arange(doublings + 1))
-    log_values = reader.log_upper(epsilons)
-    evaluations = [epsilons.size]
+    # The head [0, ε_start) plays no part in the limit, but a profile that is
+    # invalid there (δ > 1, NaN, increasing) is rejected rather than extrapolated.
+    head = start * np.array([0.0, 0.25, 0.5])
+    log_values = reader.log_upper(np.concatenate((head, epsilons)))[head.size :]
+    evaluations = [head.size + epsilons.size]
     zeros = np.flatnonzero(log_values == -np.inf)
     zero_epsilon = None
     underflow = False
