@@ -323,6 +323,22 @@ def _compose_all(
 # ---------------------------------------------------------------------------
 
 
+def _raised(curve, allowance: float):
+    """An optimistic curve raised by the rounding allowance of its profile.
+
+    Lowering a profile by s raises its trade-off curve by s (Proposition 6:
+    f(α) = sup_ε 1 − δ(ε) − e^ε α), capped at 1 − α; the lower convex envelope
+    of min(f + s, 1 − α) still lies above every convex curve below it, the true
+    one included.
+    """
+    if allowance == 0.0:
+        return curve
+    from gaussdp import curves
+
+    alphas = curve.alphas
+    return curves.from_points(alphas, np.minimum(curve.betas + allowance, 1.0 - alphas))
+
+
 @dataclass(frozen=True, eq=False)
 class Accounting:
     """The privacy of one mechanism, as certified bounds.
@@ -418,10 +434,14 @@ class Accounting:
         for pld in self.privacy_loss_distributions(kind).values():
             profile = profile_of(pld)
             masses = -np.diff(profile.tail_p)
-            infinity = profile.infinity_mass + max(
-                profile.shift + profile.shift_below + profile.shift_at_cut, 0.0
-            )
-            directions.append(curves.from_privacy_loss(profile.losses, masses, min(infinity, 1.0)))
+            allowance = profile.shift + profile.shift_below + profile.shift_at_cut
+            if kind == PESSIMISTIC:
+                # The certified slack is probability of unbounded loss: f(0) drops by it.
+                infinity = min(profile.infinity_mass + max(allowance, 0.0), 1.0)
+                directions.append(curves.from_privacy_loss(profile.losses, masses, infinity))
+            else:
+                exact = curves.from_privacy_loss(profile.losses, masses, profile.infinity_mass)
+                directions.append(_raised(exact, max(-allowance, 0.0)))
         return curves.from_directions(*directions)
 
     def privacy_loss_distributions(self, kind: str = PESSIMISTIC) -> dict[str, GridPLD]:
