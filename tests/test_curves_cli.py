@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from gaussdp import InvalidParameterError, curves, gdp
+from gaussdp import DPSGD, InvalidParameterError, account, curves, gdp
 from gaussdp.cli import cli, main
 from gaussdp.cli.curve import curve as curve_command
 from gaussdp.plot import plot_profile, plot_tradeoff
@@ -65,9 +65,70 @@ def test_plot_writes_a_figure(tmp_path, log_flag):
     assert f"wrote {path}" in result.output
 
 
-def test_curve_is_a_group_for_accountant_subcommands():
+def test_curve_is_a_group_with_the_accountant_subcommands():
     assert isinstance(curve_command, click.Group)
     assert curve_command.invoke_without_command
+    assert {"dpsgd", "account"} <= set(curve_command.commands)
+
+
+DPSGD_ARGS = ["--noise-multiplier", "1", "--sampling-probability", "0.01", "--steps", "100"]
+
+
+def _json_curve(*args):
+    result = run(*args, "--format", "json", "--points", "21", "--fpr", "1e-3")
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    alphas = np.array([p["alpha"] for p in payload["points"]])
+    betas = np.array([p["beta"] for p in payload["points"]])
+    return payload, alphas, betas
+
+
+def test_dpsgd_curve_is_the_accountants_and_bounds_are_ordered():
+    pessimistic, alphas, low = _json_curve("dpsgd", *DPSGD_ARGS)
+    optimistic, _, high = _json_curve("dpsgd", *DPSGD_ARGS, "--bound", "optimistic")
+    assert pessimistic["bound"] == "pessimistic" and optimistic["bound"] == "optimistic"
+    result = account(DPSGD(1.0, 0.01, 100))
+    assert low == pytest.approx(result.tradeoff().beta(alphas), abs=1e-15)
+    assert high == pytest.approx(result.tradeoff("optimistic").beta(alphas), abs=1e-15)
+    # pessimistic below optimistic, and both within the discretisation of each other
+    assert np.all(low <= high + 1e-15) and np.max(high - low) < 1e-3
+    tpr = pessimistic["tpr_at_fpr"][0]
+    assert tpr["fpr"] == 1e-3 and tpr["tpr"] == pytest.approx(1 - result.tradeoff().beta(1e-3))
+
+
+def test_pipeline_curve_of_gaussians_is_g_mu(tmp_path):
+    # Gaussians sigma = 5 (x3) and 8 (x5) compose to mu = sqrt(3/25 + 5/64) (Corollary 2).
+    pipeline = tmp_path / "gaussians.toml"
+    pipeline.write_text(
+        '[[mechanism]]\ntype = "gaussian"\nsigma = 5.0\nrepeat = 3\n'
+        '[[mechanism]]\ntype = "gaussian"\nsigma = 8.0\nrepeat = 5\n'
+    )
+    _, alphas, betas = _json_curve("account", str(pipeline))
+    mu = math.sqrt(3 / 25 + 5 / 64)
+    assert betas == pytest.approx(gdp.beta(mu, alphas), rel=1e-12, abs=1e-15)
+
+
+def test_accountant_curve_text_says_which_bound_and_plots(tmp_path):
+    figure = tmp_path / "curve.png"
+    result = run(
+        "dpsgd",
+        *DPSGD_ARGS,
+        "--log",
+        "--plot",
+        str(figure),
+        "--fpr",
+        "1e-3",
+        "--bound",
+        "optimistic",
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("optimistic trade-off curve of DP-SGD")
+    assert "not a guarantee" in result.output
+    assert "some membership-inference attack does at least this well" in result.output
+    assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    text = run("account", "examples/autodp_example.toml").output
+    assert "certified lower bound on the true curve" in text
+    assert "no membership-inference attack does better" not in text  # no --fpr given
 
 
 @pytest.mark.parametrize(
@@ -81,6 +142,35 @@ def test_curve_is_a_group_for_accountant_subcommands():
         (["curve", "--mu", "1", "--points", "1"], "points must be an integer >= 2"),
         (["curve", "--mu", "1", "--fpr", "1.5"], "fpr must be in [0, 1], got 1.5"),
         (["curve", "--mu", "1", "--format", "xml"], "xml"),
+        (
+            [
+                "curve",
+                "dpsgd",
+                "--noise-multiplier",
+                "-1",
+                "--sampling-probability",
+                "0.1",
+                "--steps",
+                "10",
+            ],
+            "noise_multiplier must be in (0, inf], got -1.0",
+        ),
+        (
+            [
+                "curve",
+                "dpsgd",
+                "--noise-multiplier",
+                "1",
+                "--sampling-probability",
+                "0.1",
+                "--steps",
+                "10",
+                "--bound",
+                "middle",
+            ],
+            "middle",
+        ),
+        (["curve", "account", "no/such/pipeline.toml"], "no/such/pipeline.toml"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(argv, message, capsys):

@@ -37,6 +37,7 @@ from gaussdp.cli.account import account_command, dpsgd  # noqa: E402
 from gaussdp.cli.calibrate import calibrate  # noqa: E402
 from gaussdp.cli.convert import convert, table  # noqa: E402
 from gaussdp.cli.curve import curve  # noqa: E402
+from gaussdp.cli.curve_accountant import curve_account, curve_dpsgd  # noqa: E402
 from gaussdp.cli.gdpt import gdpt  # noqa: E402
 from gaussdp.cli.report import report  # noqa: E402
 
@@ -47,6 +48,8 @@ cli.add_command(table)
 cli.add_command(gdpt)
 cli.add_command(calibrate)
 cli.add_command(curve)
+curve.add_command(curve_dpsgd)
+curve.add_command(curve_account)
 cli.add_command(report)
 
 

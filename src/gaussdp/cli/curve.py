@@ -1,9 +1,10 @@
 """``gaussdp curve``: print or plot a trade-off curve (the best attack's FNR at each FPR).
 
 ``curve`` is a click group invoked without a subcommand for the closed forms
-(``--mu`` for G_μ, ``--epsilon``/``--delta`` for f_{ε,δ}); subcommands for
-accountant curves (``gaussdp curve dpsgd ...``) register on it and reuse
-:func:`curve_output_options` and :func:`emit_curve`.
+(``--mu`` for G_μ, ``--epsilon``/``--delta`` for f_{ε,δ}); the
+accountant's curves are its subcommands ``gaussdp curve dpsgd ...`` and
+``gaussdp curve account FILE`` (:mod:`gaussdp.cli.curve_accountant`), which
+reuse :func:`curve_output_options` and :func:`emit_curve`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import textwrap
 from collections.abc import Callable, Sequence
 
 import click
@@ -83,8 +85,9 @@ def _save_plot(curve: curves.TradeOff, path: str, log_scale: bool, description: 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    ax = curve.plot(log=log_scale, label=description)
-    ax.legend()
+    label = "\n".join(textwrap.wrap(description, width=36))
+    ax = curve.plot(log=log_scale, label=label)
+    ax.legend(fontsize="small", loc="lower right")
     ax.figure.tight_layout()
     ax.figure.savefig(path)
     plt.close(ax.figure)
@@ -100,12 +103,17 @@ def emit_curve(
     plot_path: str | None,
     fprs: Sequence[float],
     notes: Sequence[str] = (),
+    bound: str = "exact",
+    attack_note: str = "no membership-inference attack does better at that FPR",
 ) -> None:
     """Print ``curve`` in the requested format (and plot it); shared by subcommands.
 
     ``description`` names the curve in one line; ``notes`` are extra lines for
-    the text output (e.g. which bound the curve is).
+    the text output (e.g. which bound the curve is); ``bound`` says which
+    ("exact", "pessimistic" or "optimistic") in the JSON; ``attack_note``
+    explains a TPR read at a given FPR.
     """
+    output_format = output_format.lower()
     alphas = _grid(points, log_scale)
     betas = np.asarray(curve.beta(alphas))
     tprs = np.asarray(curve.tpr(alphas))
@@ -117,6 +125,7 @@ def emit_curve(
         emit_json(
             {
                 "curve": description,
+                "bound": bound,
                 "points": [
                     {"alpha": float(a), "beta": float(b), "tpr": float(t)}
                     for a, b, t in zip(alphas, betas, tprs, strict=True)
@@ -145,7 +154,7 @@ def emit_curve(
     click.echo("  largest TPR - FPR of any membership-inference attack")
     for f, t in attacks:
         click.echo(f"TPR at FPR {f:g} = {t:.6g}")
-        click.echo("  no membership-inference attack does better at that FPR")
+        click.echo(f"  {attack_note}")
     if plot_path:
         click.echo(f"wrote {plot_path}")
 
@@ -179,6 +188,8 @@ def curve(
     gaussdp curve --mu 1 --fpr 1e-3                   # TPR of the best attack at FPR 1e-3
     gaussdp curve --mu 1 --log --plot roc.png         # log-log ROC figure
     gaussdp curve --epsilon 2 --format csv --points 101
+    gaussdp curve dpsgd --noise-multiplier 1 --sampling-probability 0.01 --steps 1000 --log
+    gaussdp curve account examples/autodp_example.toml --fpr 1e-3
     """
     if context.invoked_subcommand is not None:
         return
