@@ -134,9 +134,13 @@ def test_chi2_plus_of_laplace_and_piecewise_curves():
     assert clt.chi2_plus(C.identity()) == 0.0
 
 
-def test_subsampling_limit_is_theorem_11():
-    mu = clt.subsampling_limit_mu(C.gaussian(1.0), 0.01, 10_000)
+def test_subsampling_limit_is_theorem_11_and_warns_like_noisy_sgd_mu():
+    with pytest.warns(clt.OptimisticApproximationWarning):
+        mu = clt.subsampling_limit_mu(C.gaussian(1.0), 0.01, 10_000)
     assert mu == pytest.approx(0.01 * 100 * math.sqrt(2 * clt.chi2_plus(C.gaussian(1.0))))
+    with pytest.warns(clt.OptimisticApproximationWarning):
+        same = clt.noisy_sgd_mu(1.0, 0.01, 10_000, sampling="uniform")
+    assert mu == pytest.approx(same, rel=1e-12)
     with pytest.raises(InvalidParameterError, match="symmetric"):
         clt.subsampling_limit_mu(C.from_points([0.1], [0.5]), 0.1, 10)
 
@@ -248,6 +252,19 @@ def test_noisy_sgd_berry_esseen_lower_curve_is_below_the_exact_accountant():
 # ---------------------------------------------------------------------------
 # Theorems 5, 6, 7 on exact compositions
 # ---------------------------------------------------------------------------
+
+
+def test_composition_mu_refuses_asymmetric_curves():
+    asymmetric = C.from_points([0.0, 0.2, 1.0], [0.9, 0.3, 0.0])
+    for call in (clt.composition_mu, clt.compose, clt.berry_esseen):
+        with pytest.raises(InvalidParameterError, match=r"curves\[1\] must be symmetric"):
+            call([C.gaussian(0.1), asymmetric])
+    with pytest.raises(InvalidParameterError, match="f\\(0\\) < 1"):
+        clt.composition_mu([C.from_directions(asymmetric, asymmetric.inverse())])
+    starts_at_one = C.from_points([0.0, 0.2, 1.0], [1.0, 0.3, 0.0])
+    assert not starts_at_one.is_symmetric
+    symmetric = C.from_directions(starts_at_one, starts_at_one.inverse())
+    assert math.isfinite(clt.composition_mu([C.gaussian(0.1), symmetric]))
 
 
 def test_composition_mu_of_gaussians_is_exact():

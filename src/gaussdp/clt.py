@@ -14,7 +14,8 @@ the Berry–Esseen bound, Theorem 5, is a bound). In particular the CLT μ of
 DP-SGD is known to be optimistic: it understates the privacy loss of
 realistic training runs (Gopi et al. 2021; Gomez et al. 2025, App. A.5).
 Use the numerical accountant (``gaussdp.account``) for certified answers;
-:func:`noisy_sgd_mu` warns with :class:`OptimisticApproximationWarning`.
+:func:`noisy_sgd_mu` and :func:`subsampling_limit_mu` (the same limit for any curve)
+warn with :class:`OptimisticApproximationWarning`.
 """
 
 from __future__ import annotations
@@ -206,6 +207,14 @@ def kappa3_bar(curve: TradeOff) -> float:
 # ---------------------------------------------------------------------------
 
 
+def _require_symmetric(curve: TradeOff, name: str, theorem: str) -> None:
+    if not curve.is_symmetric:
+        raise InvalidParameterError(
+            f"{name} must be symmetric for {theorem}; call .symmetrize() "
+            "(if it bounds every ordered pair) or use curves.from_directions"
+        )
+
+
 def _as_curve_list(curves: Iterable) -> list[TradeOff]:
     try:
         items = list(curves)
@@ -223,6 +232,12 @@ def _mu_and_gamma(values: list[Functionals], steps: int = 1) -> tuple[float, flo
     kl_squares = steps * math.fsum(v.kl**2 for v in values)
     kappa2_sum = steps * math.fsum(v.kappa2 for v in values)
     kappa3_bar_sum = steps * math.fsum(v.kappa3_bar for v in values)
+    if not (math.isfinite(kl_sum) and math.isfinite(kappa2_sum)):
+        raise InvalidParameterError(
+            "the CLT needs finite kl and kappa2, got kl = "
+            f"{kl_sum!r}, kappa2 = {kappa2_sum!r}: a curve with f(0) < 1 (mass at infinite "
+            "loss) or a flat piece has none; split off the delta part with eq. (10) first"
+        )
     variance = kappa2_sum - kl_squares
     if not variance > 0.0:
         raise InvalidParameterError(
@@ -239,7 +254,8 @@ def composition_mu(curves) -> float:
 
     **Approximation — neither an upper nor a lower bound.** As n grows with
     Σ kl → K, Σ κ₂ → s², max kl → 0 and Σ κ₃ → 0 it tends to 2K/s, and the
-    composition tends to G_μ (Theorem 6).
+    composition tends to G_μ (Theorem 6). The curves must be symmetric, as
+    the theorems assume.
 
     Examples
     --------
@@ -247,8 +263,10 @@ def composition_mu(curves) -> float:
     >>> round(clt.composition_mu([curves.gaussian(0.1)] * 100), 12)
     1.0
     """
-    values = [functionals(c) for c in _as_curve_list(curves)]
-    mu, _ = _mu_and_gamma(values)
+    items = _as_curve_list(curves)
+    for i, curve in enumerate(items):
+        _require_symmetric(curve, f"curves[{i}]", "Theorems 5 and 6")
+    mu, _ = _mu_and_gamma([functionals(c) for c in items])
     return mu
 
 
@@ -387,11 +405,7 @@ def berry_esseen(curves) -> BerryEsseen:
     items = _as_curve_list(curves)
     values = []
     for i, curve in enumerate(items):
-        if not curve.is_symmetric:
-            raise InvalidParameterError(
-                f"curves[{i}] must be symmetric for Theorem 5; call .symmetrize() "
-                "(if it bounds every ordered pair) or use curves.from_directions"
-            )
+        _require_symmetric(curve, f"curves[{i}]", "Theorem 5")
         value = functionals(curve)
         if not math.isfinite(value.kappa3):
             raise InvalidParameterError(
@@ -460,15 +474,15 @@ def subsampling_limit_mu(curve: TradeOff, sampling_probability, steps) -> float:
     r"""Theorem 11: C_p(f)^{⊗T} → G_{p√T·√(2χ²₊(f))} as T → ∞ with p√T fixed.
 
     **Approximation — a limit, neither an upper nor a lower bound.** f must
-    be symmetric with f(0) = 1.
+    be symmetric with f(0) = 1. For f = G_{1/σ} this is the CLT μ of DP-SGD
+    with uniform batches (:func:`noisy_sgd_mu`), known to be optimistic, so
+    it warns with :class:`OptimisticApproximationWarning` in the same way.
     """
     curve = _check_curve(curve)
     p = float(check_real("sampling_probability", sampling_probability, low=0.0, high=1.0))
     t = check_integer("steps", steps, low=1)
-    if not curve.is_symmetric:
-        raise InvalidParameterError(
-            "Theorem 11 needs a symmetric curve; call .symmetrize() or use curves.from_directions"
-        )
+    _require_symmetric(curve, "curve", "Theorem 11")
+    warnings.warn(_OPTIMISTIC_MESSAGE, OptimisticApproximationWarning, stacklevel=2)
     return p * math.sqrt(t) * math.sqrt(2.0 * chi2_plus(curve))
 
 
