@@ -359,3 +359,26 @@ def test_accountant_curves_sandwich_the_truth():
     assert np.all(low.beta(alphas) <= high.beta(alphas) + 1e-10)
     assert np.max(high.beta(alphas) - low.beta(alphas)) < 1e-3
     assert low.is_symmetric
+
+
+@pytest.mark.parametrize(
+    ("mechanism", "infinite_loss_mass"),
+    [
+        # (eps, delta)-DP's dominating pair puts delta at infinite loss (leaky RR);
+        # composing with Laplace keeps it; Poisson subsampling at rate q scales it by q.
+        (g.Composition([g.ApproxDP(0.5, 1e-3), g.Laplace(1.0)]), 1e-3),
+        (g.PoissonSubsampled(g.ApproxDP(0.5, 1e-3), 0.1), 1e-4),
+        (g.Repeated(g.ApproxDP(0.2, 1e-4), 3), 1 - (1 - 1e-4) ** 3),
+        (g.DPSGD(1.0, 0.01, 100), 0.0),
+    ],
+)
+def test_mass_at_infinite_loss_is_kept_in_the_profile_and_the_curve(mechanism, infinite_loss_mass):
+    result = g.account(mechanism)
+    lower, upper = result.delta_bounds(math.inf)  # delta(inf) = P(L = +inf), never NaN
+    assert lower <= infinite_loss_mass * (1 + 1e-12) + 1e-15
+    assert infinite_loss_mass <= upper <= infinite_loss_mass * (1 + 1e-9) + 1e-12
+    # The trade-off curve starts at f(0) = 1 - P(L = +inf): the attack that says
+    # "member" only on outputs impossible without the record.
+    assert result.tradeoff().beta(0.0) <= 1 - infinite_loss_mass + 1e-15
+    assert result.tradeoff().beta(0.0) >= 1 - infinite_loss_mass - 1e-9
+    assert result.tradeoff("optimistic").beta(0.0) >= result.tradeoff().beta(0.0)

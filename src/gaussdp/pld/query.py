@@ -55,8 +55,10 @@ class Profile:
         epsilon = np.asarray(epsilon, dtype=float)
         j = np.searchsorted(self.losses, epsilon, side="right")
         sp = self.tail_p[j]
-        with np.errstate(over="ignore"):
-            second = np.exp(epsilon + self.log_tail_q[j])
+        log_tail_q = self.log_tail_q[j]
+        with np.errstate(over="ignore", invalid="ignore"):
+            # No Q-mass beyond ε contributes 0, also at ε = +∞ (where ∞ − ∞ is NaN).
+            second = np.where(log_tail_q == -np.inf, 0.0, np.exp(epsilon + log_tail_q))
         value = np.maximum(sp - second, 0.0) + self.infinity_mass + self._shift(epsilon)
         return np.clip(value, 0.0, 1.0)
 
@@ -64,10 +66,11 @@ class Profile:
         """The certified allowance added to δ(ε) (position-dependent when tilted)."""
         if self.shift_below == 0.0 and self.shift_at_cut == 0.0:
             return self.shift
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
             decaying = self.shift_at_cut * np.exp(
                 -self.decay * np.maximum(epsilon - self.cut_loss, 0.0)
             )
+        decaying = np.where(np.isnan(decaying), self.shift_at_cut, decaying)  # decay 0, ε = ∞
         return self.shift + np.where(epsilon < self.cut_loss, self.shift_below, decaying)
 
     def epsilon(self, delta: float) -> float:
