@@ -1078,7 +1078,9 @@ class NoiseEquation(Mechanism):
     ----------
     noise_fn : callable
         ``noise_fn(epsilon, delta) -> sigma`` (or of ``log δ`` when
-        ``log_delta``), decreasing in ε and δ.
+        ``log_delta``), decreasing in ε and δ. The accountant calls it with
+        numpy arrays of ε and δ that include ε = 0 and δ = 0 (where the
+        answer may be ``inf``), so write it with numpy, not :mod:`math`.
     sigma : float
         The noise used, σ ∈ (0, ∞).
     log_delta : bool
@@ -1088,10 +1090,18 @@ class NoiseEquation(Mechanism):
 
     Examples
     --------
-    >>> import math
-    >>> analytic = lambda eps, d: math.sqrt(2 * math.log(1.25 / d)) / eps  # Dwork-Roth
-    >>> print(NoiseEquation(analytic, 5.0, name="classical Gaussian"))
+    The classical Gaussian mechanism's equation (Dwork & Roth, Theorem A.1),
+    σ = √(2 log(1.25/δ))/ε; at σ = 5 it claims ε ≈ 0.96896 at δ = 1e-5:
+
+    >>> import numpy as np
+    >>> from gaussdp import NoiseEquation, account
+    >>> def classical(eps, delta):
+    ...     return np.sqrt(2 * np.log(1.25 / delta)) / eps
+    >>> mechanism = NoiseEquation(classical, 5.0, name="classical Gaussian")
+    >>> print(mechanism)
     NoiseEquation(classical Gaussian, σ=5)
+    >>> round(float(account(mechanism).epsilon(1e-5)), 4)
+    0.969
     """
 
     noise_fn: Any
