@@ -265,3 +265,132 @@ def test_mu_target_without_the_report_says_so(monkeypatch):
     monkeypatch.delattr(Accounting, "gdp", raising=False)
     with pytest.raises(ValueError, match=r"needs the tight mu of Accounting\.gdp\(\)"):
         calibrate.noise_multiplier(Mu(0.5), sampling_probability=0.5, steps=25)
+
+
+# --------------------------------------------------------------------------- small targets
+
+
+def _measure(target, sigma, q, steps):
+    """The target's measure re-accounted from scratch (what a user would run)."""
+    return target.measure(account(DPSGD(sigma, q, steps)))
+
+
+@pytest.mark.parametrize(
+    ("target", "q", "steps", "known"),
+    [
+        # CIFAR-10 setting: the closed-form guess's bracket used to fail on these.
+        (EpsilonDelta(0.05, 1e-5), 0.32768, 2000, None),
+        (EpsilonDelta(0.1, 1e-6), 0.32768, 2000, 532.058),
+        (Advantage(0.01), 0.32768, 2000, 584.618),
+        (TPRAtFPR(1.1e-4, 1e-4), 0.32768, 2000, None),
+        (EpsilonDelta(0.01, 1e-5), 0.01, 100, None),
+        (EpsilonDelta(0.001, 1e-5), 0.01, 100, None),
+        (Advantage(0.001), 0.01, 100, None),
+        # ε = 0 at δ > 0 is reachable with finite noise (δ(0) is the advantage).
+        (EpsilonDelta(0.0, 1e-5), 0.01, 100, 3990.23),
+        (EpsilonDelta(1e-9, 1e-5), 0.01, 100, None),
+    ],
+)
+def test_small_targets_without_a_bracket(target, q, steps, known):
+    # The automatic bracket is certified with the accountant the search uses: the low
+    # end of a bracket located with the coarse accountant can already meet the target.
+    result = calibrate.noise_multiplier(target, sampling_probability=q, steps=steps)
+    threshold = target.threshold()
+    assert _measure(target, result.value, q, steps) <= threshold
+    assert _measure(target, result.failing_value, q, steps) > threshold
+    assert result.failing_value < result.value
+    assert result.relative_gap <= 2 * calibrate.DEFAULT_RTOL
+    # σ one tolerance step below the answer (rounded down) fails too.
+    below = result.value * (1 - 2 * calibrate.DEFAULT_RTOL)
+    assert _measure(target, below, q, steps) > threshold
+    if known is not None:
+        assert result.value == pytest.approx(known, rel=2e-5)
+
+
+def test_epsilon_zero_with_an_explicit_bracket_agrees():
+    target = EpsilonDelta(0.0, 1e-5)
+    given = calibrate.noise_multiplier(
+        target, sampling_probability=0.01, steps=100, bracket=(1.0, 1e5)
+    )
+    automatic = calibrate.noise_multiplier(target, sampling_probability=0.01, steps=100)
+    assert given.value == pytest.approx(3990.23, rel=2e-5)
+    assert automatic.value == pytest.approx(given.value, rel=2 * calibrate.DEFAULT_RTOL)
+
+
+@pytest.mark.parametrize(
+    ("target", "measure"),
+    [
+        (EpsilonDelta(0.01, 1e-5), lambda accountant: accountant.get_epsilon(1e-5)),
+        (Advantage(0.001), lambda accountant: accountant.get_delta(0.0)),
+    ],
+)
+def test_small_targets_against_dp_accounting(target, measure):
+    import dp_accounting
+    from dp_accounting import pld
+
+    def reference(sigma):
+        accountant = pld.PLDAccountant(value_discretization_interval=1e-6)
+        event = dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(sigma))
+        accountant.compose(dp_accounting.SelfComposedDpEvent(event, 100))
+        return measure(accountant)
+
+    result = calibrate.noise_multiplier(target, sampling_probability=0.01, steps=100)
+    threshold = target.threshold()
+    # dp_accounting's pessimistic PLD (a finer grid than ours here) agrees at the answer
+    # and fails 1% below it.
+    assert reference(result.value) == pytest.approx(threshold, rel=1e-3)
+    assert reference(result.value) <= threshold * (1 + 1e-4)
+    assert reference(0.99 * result.value) > threshold
+
+
+@pytest.mark.parametrize(("q", "steps"), [(0.32768, 2000), (1.0, 1)])
+def test_always_true_predicate_says_the_target_does_not_bind(q, steps):
+    import warnings
+
+    target = Predicate(lambda accounting: True, "always")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no stray numpy overflow warnings
+        with pytest.raises(
+            CalibrationError, match=r"met across the whole range tried.*least private end"
+        ):
+            calibrate.noise_multiplier(target, sampling_probability=q, steps=steps)
+
+
+def test_target_met_at_every_sigma_says_so():
+    # q = 0.01, T = 100: no attack's advantage exceeds 1 − 0.99^100 ≈ 0.634 for any σ.
+    with pytest.raises(CalibrationError, match=r"met across the whole range tried.*0\.633968"):
+        calibrate.noise_multiplier(Advantage(0.9), sampling_probability=0.01, steps=100)
+
+
+# --------------------------------------------------------------------------- μ on the report path
+
+
+def test_mu_target_on_the_real_report():
+    q, steps, target = 0.05, 100, 0.5
+    result = calibrate.noise_multiplier(Mu(target), sampling_probability=q, steps=steps)
+    # Re-checked from scratch with the report (no closed form for subsampled runs).
+    accounting = account(DPSGD(result.value, q, steps))
+    assert accounting.mu is None
+    assert accounting.gdp().mu == result.achieved <= target
+    assert account(DPSGD(result.failing_value, q, steps)).gdp().mu > target
+    assert result.failing_value < result.value
+    assert result.relative_gap <= 2 * calibrate.DEFAULT_RTOL
+    assert result.failing_reason.startswith("mu = ")
+    assert "from the report" in result.describe()
+
+
+def test_regret_cap_says_why_the_neighbour_fails():
+    q, steps = 0.05, 100
+    target = Mu(0.5, max_regret=0.01)
+    result = calibrate.noise_multiplier(target, sampling_probability=q, steps=steps)
+    values = result.report_values()
+    assert values["regret"] <= 0.01 < values["failing_regret"]
+    failing = account(DPSGD(result.failing_value, q, steps)).gdp()
+    assert failing.regret == values["failing_regret"]
+    # The neighbour fails on its regret, not on μ (which is below the target).
+    assert result.failing_achieved <= 0.5
+    assert result.failing_reason.startswith("regret = ")
+    assert "mu = " not in result.failing_reason
+    text = result.describe()
+    assert "fails on: regret = " in text
+    assert f"regret = {values['failing_regret']:.6g})" in text

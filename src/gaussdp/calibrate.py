@@ -47,9 +47,12 @@ pessimistic bound is valid at any grid spacing, so this only locates the
 answer. The *fine* phase then brackets that location with the default
 accountant and shrinks the bracket to ``rtol``. A closed-form first guess
 (μ-GDP via the central limit theorem of Dong, Roth & Su 2022, §5.2, for
-DP-SGD) starts the bracket. On the CIFAR-10 setting (q = 0.32768, T = 2000,
-ε = 8, δ = 1e-5) this takes a few tenths of a second
-(``docs/benchmarks-calibration.md``).
+DP-SGD) starts the bracket, which is grown with the coarse accountant and
+whose ends are then re-checked (and moved) with the default one, so that it
+brackets the target for the accountant the search uses (for small targets,
+ε of order 0.01 say, the coarse bound alone would place the bracket wrongly).
+On the CIFAR-10 setting (q = 0.32768, T = 2000, ε = 8, δ = 1e-5) this takes a
+few tenths of a second (``docs/benchmarks-calibration.md``).
 
 Examples
 --------
@@ -141,6 +144,22 @@ class Target:
 
     def describe(self) -> str:
         raise NotImplementedError  # pragma: no cover
+
+    def unmet_conditions(self, accounting: Accounting) -> tuple[str, ...]:
+        """The target's conditions that ``accounting`` fails, each as text (empty if met).
+
+        Examples
+        --------
+        >>> from gaussdp import Gaussian, account
+        >>> Advantage(0.1).unmet_conditions(account(Gaussian(1.0)))
+        ('advantage = 0.382925 > 0.1',)
+        """
+        value = self.measure(accounting)
+        if self.is_met(accounting, value):
+            return ()
+        if value is None:
+            return ("the predicate is false",)
+        return (f"{self.quantity} = {value:.6g} > {self.threshold():g}",)
 
     def guess_mu(self) -> float | None:
         """A μ-GDP parameter with about this privacy (for a first guess), or None."""
@@ -243,12 +262,28 @@ class Mu(Target):
         return self.mu
 
     def is_met(self, accounting: Accounting, value: float | None = None) -> bool:
+        return not self.unmet_conditions(accounting)
+
+    def unmet_conditions(self, accounting: Accounting) -> tuple[str, ...]:
+        """Which of μ, the regret cap and the failure-probability cap fail.
+
+        A failing μ target can fail on its regret (or failure probability)
+        alone, with μ below the target.
+        """
         mu, regret, delta_tail = self.report_values(accounting)
+        failed = []
         if not mu <= self.mu:
-            return False
+            failed.append(f"mu = {mu:.6g} > {self.mu:g}")
         if self.max_regret is not None and not regret <= self.max_regret:
-            return False
-        return self.max_delta_tail is None or delta_tail <= self.max_delta_tail
+            failed.append(f"regret = {regret:.6g} > {self.max_regret:g}")
+        if self.max_delta_tail is not None and not delta_tail <= self.max_delta_tail:
+            failed.append(f"failure probability = {delta_tail:.6g} > {self.max_delta_tail:g}")
+        return tuple(failed)
+
+    @property
+    def has_caps(self) -> bool:
+        """Whether a regret or failure-probability cap is set."""
+        return self.max_regret is not None or self.max_delta_tail is not None
 
     def describe(self) -> str:
         caps = []
@@ -378,6 +413,9 @@ class Predicate(Target):
     def is_met(self, accounting: Accounting, value: float | None = None) -> bool:
         return bool(self.function(accounting))
 
+    def unmet_conditions(self, accounting: Accounting) -> tuple[str, ...]:
+        return () if self.is_met(accounting) else (f"{self.describe()} is false",)
+
     def describe(self) -> str:
         return str(self.description)
 
@@ -488,6 +526,8 @@ class Calibration:
         Its accounting (the re-check).
     evaluations : int
         How many accountings the search ran (coarse and fine).
+    failing_accounting : Accounting or None
+        The accounting of ``failing_value`` (the same accountant).
     """
 
     value: float | int
@@ -499,6 +539,35 @@ class Calibration:
     accounting: Accounting = field(repr=False)
     evaluations: int = 0
     parameter_name: str = "parameter"
+    failing_accounting: Accounting | None = field(default=None, repr=False)
+
+    @property
+    def failing_reason(self) -> str | None:
+        """Why ``failing_value`` fails the target: the conditions it fails, as text.
+
+        For a μ target with a regret cap this says whether the neighbour fails
+        on μ or on the regret (its μ can be below the target).
+        """
+        if self.failing_accounting is None:
+            return None
+        return "; ".join(self.target.unmet_conditions(self.failing_accounting)) or None
+
+    def report_values(self) -> dict[str, float | None] | None:
+        """For a μ target: μ, regret and failure probability at both ends (else None)."""
+        if not isinstance(self.target, Mu):
+            return None
+        _, regret, delta_tail = self.target.report_values(self.accounting)
+        values: dict[str, float | None] = {
+            "regret": regret,
+            "delta_tail": delta_tail,
+            "failing_regret": None,
+            "failing_delta_tail": None,
+        }
+        if self.failing_accounting is not None:
+            _, failing_regret, failing_tail = self.target.report_values(self.failing_accounting)
+            values["failing_regret"] = failing_regret
+            values["failing_delta_tail"] = failing_tail
+        return values
 
     @property
     def relative_gap(self) -> float | None:
@@ -513,18 +582,33 @@ class Calibration:
         name = self.parameter_name
         lines = [f"{name} = {self.value!r}", f"  meets: {self.target.describe()}"]
         quantity = self.target.quantity
+        threshold = self.target.threshold()
+
+        def number(x: float) -> str:
+            # 12 digits, or all of them when 12 would hide which side of the target x is.
+            text = f"{x:.12g}"
+            if threshold is not None and (float(text) <= threshold) != (x <= threshold):
+                return repr(float(x))
+            return text
+
         if self.achieved is not None:
-            lines.append(f"  {quantity} = {self.achieved:.12g} (upper bound, re-checked)")
+            lines.append(f"  {quantity} = {number(self.achieved)} (upper bound, re-checked)")
         if self.failing_value is not None:
-            failing = (
-                f" ({quantity} = {self.failing_achieved:.12g})"
-                if self.failing_achieved is not None
-                else ""
-            )
+            capped = isinstance(self.target, Mu) and self.target.has_caps
+            shown = []
+            if self.failing_achieved is not None:
+                shown.append(f"{quantity} = {number(self.failing_achieved)}")
+            values = self.report_values() if capped else None
+            if values is not None and values["failing_regret"] is not None:
+                shown.append(f"regret = {values['failing_regret']:.6g}")
             lines.append(
-                f"  {name} = {self.failing_value!r}, one tolerance step less private, "
-                f"fails{failing}"
+                f"  {name} = {self.failing_value!r}, one tolerance step less private, fails"
+                + (f" ({', '.join(shown)})" if shown else "")
             )
+            reason = self.failing_reason
+            if capped and reason is not None:
+                # With a cap the neighbour can fail with mu below the target: say why.
+                lines.append(f"    fails on: {reason}")
         if isinstance(self.target, Mu) and self.accounting.mu is None:
             _, regret, delta_tail = self.target.report_values(self.accounting)
             lines.append(
@@ -694,12 +778,15 @@ def _search(
 
     # 1. The private end must meet the target (checked with the fine accountant if the
     #    coarse one says no, since the fine bound is tighter). The coarse phase only
-    #    runs on the numerical path (closed forms ignore the grid).
+    #    runs on the numerical path (closed forms ignore the grid), and only when the
+    #    coarse accountant meets the target at the private end: for targets near the
+    #    coarse grid's resolution (ε of order 1e-3, say) its bound never meets them and
+    #    it cannot locate anything.
     use_coarse = evaluator.coarse_spacing is not None
     if use_coarse:
         met, _, accounting = evaluator(private_end, "coarse")
-        use_coarse = accounting.grid_spacing is not None
-    if not use_coarse or not met:
+        use_coarse = met and accounting.grid_spacing is not None
+    if not use_coarse:
         if not evaluator(private_end, "fine")[0]:
             raise CalibrationError(
                 f"target unreachable: {target.describe()} is not met even at the most private "
@@ -716,7 +803,7 @@ def _search(
     width = abs(coarse_failing - coarse_private)
     width = max(width, 1 if integer else abs(centre) * _COARSE_RTOL)
     direction = 1.0 if other_end > private_end else -1.0
-    if not integer and centre != coarse_failing:
+    if use_coarse and not integer and centre != coarse_failing:
         centre, width = _secant_start(evaluator, centre, private_end, other_end, width, rtol)
     if evaluator(centre, "fine")[0]:
         fine_private = centre
@@ -896,11 +983,7 @@ def parameter(
             f"more_private must be 'high', 'low' or None, got {more_private!r}"
         )
     rtol = float(check_real("rtol", rtol, low=1e-15, high=0.1))
-    if coarse_grid_spacing is not None:
-        coarse_grid_spacing = float(
-            check_real("coarse_grid_spacing", coarse_grid_spacing, low=0.0, high=1.0, low_open=True)
-        )
-    evaluator = _Evaluator(
+    evaluator = _make_evaluator(
         make_mechanism, target, neighbouring, accuracy, coarse_grid_spacing, integer
     )
     if more_private is None:
@@ -908,19 +991,33 @@ def parameter(
     private_end, other_end = (
         (high_value, low_value) if more_private == "high" else (low_value, high_value)
     )
+    return _calibrate(evaluator, private_end, other_end, rtol, integer, name)
+
+
+def _make_evaluator(make_mechanism, target, neighbouring, accuracy, coarse_grid_spacing, integer):
+    if coarse_grid_spacing is not None:
+        coarse_grid_spacing = float(
+            check_real("coarse_grid_spacing", coarse_grid_spacing, low=0.0, high=1.0, low_open=True)
+        )
+    return _Evaluator(make_mechanism, target, neighbouring, accuracy, coarse_grid_spacing, integer)
+
+
+def _calibrate(evaluator, private_end, other_end, rtol, integer, name) -> Calibration:
+    """Search [private_end, other_end] and package the answer with its failing neighbour."""
     value, failing = _search(evaluator, private_end, other_end, rtol, integer, name)
     _met, achieved, accounting = evaluator(value, "fine")
-    _, failing_achieved, _ = evaluator(failing, "fine")
+    _, failing_achieved, failing_accounting = evaluator(failing, "fine")
     return Calibration(
         value=value,
         failing_value=failing,
         achieved=achieved,
         failing_achieved=failing_achieved,
-        target=target,
+        target=evaluator.target,
         mechanism=evaluator.mechanism(value),
         accounting=accounting,
         evaluations=evaluator.evaluations,
         parameter_name=name,
+        failing_accounting=failing_accounting,
     )
 
 
@@ -974,9 +1071,14 @@ def noise_multiplier(
     a ``bracket`` the search starts from the σ whose central-limit μ-GDP
     (Dong, Roth & Su 2022, Corollary 5.4: μ = q√(T(e^{1/σ²} − 1))) matches
     the target — a first guess only — and doubles or halves it until the
-    pessimistic accountant brackets the answer (up to σ = 10⁶). The answer
-    itself always comes from the pessimistic accountant (see
-    :func:`parameter`).
+    accountant the search uses brackets the answer: the low end fails the
+    target and the high end meets it (located with the coarse accountant,
+    both ends re-checked with the default one). Upwards it stops at σ = 10⁶
+    (the target is then unreachable); downwards at the least private end,
+    σ = 0.05 or where an attack's advantage is already as large as DP-SGD with
+    this q and T allows, and raises :class:`CalibrationError` saying the target
+    is met across the whole range tried. The answer itself always comes from
+    the pessimistic accountant (see :func:`parameter`).
 
     Parameters
     ----------
@@ -1010,52 +1112,130 @@ def noise_multiplier(
     def make(sigma: float) -> m.Mechanism:
         return m.DPSGD(sigma, q, steps)
 
-    if bracket is None:
-        bracket = _dpsgd_bracket(
-            make, target, q, steps, neighbouring, coarse_grid_spacing, accuracy
+    if bracket is not None:
+        return parameter(
+            make,
+            target,
+            bracket=bracket,
+            more_private="high",
+            neighbouring=neighbouring,
+            rtol=rtol,
+            accuracy=accuracy,
+            coarse_grid_spacing=coarse_grid_spacing,
+            name="noise_multiplier",
         )
-    return parameter(
-        make,
-        target,
-        bracket=bracket,
-        more_private="high",
-        neighbouring=neighbouring,
-        rtol=rtol,
-        accuracy=accuracy,
-        coarse_grid_spacing=coarse_grid_spacing,
-        name="noise_multiplier",
-    )
+    rtol = float(check_real("rtol", rtol, low=1e-15, high=0.1))
+    # One evaluator for the bracket and the search: the bracket's accountings are reused.
+    evaluator = _make_evaluator(make, target, neighbouring, accuracy, coarse_grid_spacing, False)
+    low, high = _dpsgd_bracket(evaluator, q, steps)
+    return _calibrate(evaluator, high, low, rtol, False, "noise_multiplier")
 
 
-_SIGMA_MIN = 1e-3
+#: The automatic σ bracket of :func:`noise_multiplier` stays within [_SIGMA_MIN, _SIGMA_MAX].
+#: Below about σ = 0.027 the privacy loss 1/(2σ²) overflows exp(); well before that the
+#: accountant's grid gets huge (CIFAR-10 setting at σ = 0.05: 20 s on the coarse grid).
+_SIGMA_MIN = 0.05
 _SIGMA_MAX = 1e6
+# The least private end is also reached where an attack's advantage (lower bound) is
+# within this relative distance of the largest that DP-SGD with this q and T allows.
+_SATURATION_RTOL = 1e-6
 
 
-def _dpsgd_bracket(make, target, q, steps, neighbouring, coarse_spacing, accuracy):
-    """A σ bracket from a closed-form guess, grown geometrically (coarse accounting)."""
+def _largest_advantage(q: float, steps: int) -> float:
+    """TV distance of DP-SGD as σ → 0: the record is used in some step, 1 − (1 − q)^T."""
+    return 1.0 if q >= 1.0 else -math.expm1(steps * math.log1p(-q))
+
+
+def _saturates(target: Target, q: float, steps: int) -> bool:
+    """Whether the target's answer stops changing once the advantage is saturated.
+
+    Advantage, TPR at FPR, a predicate (we cannot tell; assume so) and ε at a δ
+    at least the largest advantage (ε = 0 for every σ) do; ε at a smaller δ and
+    μ keep growing as σ → 0, so only the σ floor stops them.
+    """
+    if isinstance(target, (Advantage, TPRAtFPR, Predicate)):
+        return True
+    if isinstance(target, EpsilonDelta):
+        return target.delta >= _largest_advantage(q, steps)
+    return False
+
+
+def _dpsgd_bracket(evaluator: _Evaluator, q: float, steps: int) -> tuple[float, float]:
+    """A σ bracket (failing low end, meeting high end) certified with the search's accountant.
+
+    A closed-form guess (the central-limit μ of the target's μ-like value) is
+    grown geometrically with the cheap coarse accountant to locate the answer,
+    then both ends are re-checked with the fine (default) accountant that the
+    search uses — the coarse bound is looser, so the coarse bracket's low end can
+    already meet the target — and moved until the low end fails and the high end
+    meets. Towards less privacy the search stops at the least private end
+    (σ = ``_SIGMA_MIN``, or where an attack's advantage is already as large as
+    DP-SGD with this q and T allows) with a :class:`CalibrationError`; towards
+    more privacy at σ = ``_SIGMA_MAX``, where :func:`_search` reports the target
+    as unreachable.
+    """
+    target = evaluator.target
     mu = target.guess_mu()
     guess = _clt_sigma(mu, q, steps) if mu is not None and mu > 0 else 1.0
-    guess = min(max(guess, 0.05), _SIGMA_MAX / 4)
+    guess = min(max(guess, 1.25 * _SIGMA_MIN), _SIGMA_MAX / 4)
+    saturates = _saturates(target, q, steps)
+    largest = _largest_advantage(q, steps)
 
-    def met(sigma: float) -> bool:
-        options: dict[str, Any] = {"neighbouring": neighbouring}
-        if coarse_spacing is not None:
-            options["grid_spacing"] = coarse_spacing
+    def least_private(sigma: float, phase: str) -> bool:
+        if sigma <= _SIGMA_MIN:
+            return True
+        if not saturates:
+            return False
+        accounting = evaluator(sigma, phase)[2]
+        lower = float(accounting.delta_bounds(0.0)[0])
+        return lower >= (1.0 - _SATURATION_RTOL) * largest
+
+    def met_everywhere(sigma: float, phase: str) -> CalibrationError:
+        value = evaluator(sigma, phase)[1]
+        reached = (
+            f"{target.quantity} = {value:.6g} there"
+            if value is not None
+            else "the predicate is true there"
+        )
+        if sigma <= _SIGMA_MIN:
+            why = (
+                "the smallest noise multiplier searched automatically; to search smaller "
+                "ones pass bracket=(low, high), though below about 0.03 the privacy loss "
+                "overflows"
+            )
         else:
-            options["accuracy"] = accuracy
-        return target.is_met(account(make(sigma), **options))
+            why = (
+                "an attack's advantage there is already within "
+                f"{_SATURATION_RTOL:g} (relative) of {largest:.6g}, the largest that DP-SGD "
+                f"with q = {q:g} and T = {steps} allows at any noise multiplier, so the "
+                "target does not bind"
+            )
+        return CalibrationError(
+            f"the target is met across the whole range tried: {target.describe()} is met at "
+            f"every noise_multiplier tried down to {sigma!r} ({reached}), the least private "
+            f"end of the automatic search ({why})"
+        )
 
+    # 1. Locate with the cheap accountant (the fine one if there is no coarse phase).
+    explore = "coarse" if evaluator.coarse_spacing is not None else "fine"
     low, high = guess / 1.25, guess * 1.25
-    if met(low):
-        high = low
-        low = high / 2
-        while met(low):
-            if low <= _SIGMA_MIN:
-                return _SIGMA_MIN, high
+    if evaluator(low, explore)[0]:
+        while evaluator(low, explore)[0]:
+            if least_private(low, explore):
+                raise met_everywhere(low, explore)
             high, low = low, max(low / 2, _SIGMA_MIN)
+    else:
+        while not evaluator(high, explore)[0] and high < _SIGMA_MAX:
+            low, high = high, min(high * 2, _SIGMA_MAX)
+    if explore == "fine":
         return low, high
-    while not met(high):
+    # 2. Certify both ends with the search's accountant, moving them as needed.
+    while evaluator(low, "fine")[0]:
+        if least_private(low, "fine"):
+            raise met_everywhere(low, "fine")
+        high, low = low, max(low / 2, _SIGMA_MIN)
+    while not evaluator(high, "fine")[0]:
         if high >= _SIGMA_MAX:
-            return low, _SIGMA_MAX  # parameter() reports the target as unreachable
+            break  # _search reports the target as unreachable
         low, high = high, min(high * 2, _SIGMA_MAX)
     return low, high
