@@ -65,3 +65,53 @@ def test_errors_are_one_line_exit_2(args, message, capsys):
     assert err.startswith("gaussdp: error: ")
     assert err.count("\n") == 1
     assert message in err
+
+
+def test_small_target_without_a_bracket_exit_0():
+    # Used to exit 2 with "the search range does not bracket the target ... Widen the
+    # range" although no range was given (the automatic bracket was checked with the
+    # coarse accountant only).
+    result = run(
+        "calibrate",
+        "--target-epsilon", "0.01", "--delta", "1e-5",
+        "--sampling-probability", "0.01", "--steps", "100",
+        "--format", "json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert account(DPSGD(payload["noise_multiplier"], 0.01, 100)).epsilon(1e-5) <= 0.01
+    assert account(DPSGD(payload["failing_noise_multiplier"], 0.01, 100)).epsilon(1e-5) > 0.01
+    assert payload["failing_reason"].startswith("epsilon = ")
+
+
+def test_mu_target_json():
+    result = run(
+        "calibrate", "--target-mu", "0.5",
+        "--sampling-probability", "0.05", "--steps", "100", "--format", "json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["quantity"] == "mu"
+    sigma, failing = payload["noise_multiplier"], payload["failing_noise_multiplier"]
+    assert account(DPSGD(sigma, 0.05, 100)).gdp().mu == payload["achieved"] <= 0.5
+    assert account(DPSGD(failing, 0.05, 100)).gdp().mu == payload["failing_achieved"] > 0.5
+    assert payload["failing_reason"].startswith("mu = ")
+    assert payload["regret"] >= 0 and payload["failing_regret"] >= 0
+
+
+def test_max_regret_says_the_neighbour_fails_on_regret():
+    # The neighbour's mu is below the target: only the regret fails, and the output says so.
+    args = ["--target-mu", "1", "--max-regret", "0.01"]
+    args += ["--sampling-probability", "0.01", "--steps", "1000"]
+    result = run("calibrate", *args, "--format", "json")
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["failing_achieved"] < 1
+    assert payload["regret"] <= 0.01 < payload["failing_regret"]
+    assert payload["failing_reason"] == f"regret = {payload['failing_regret']:.6g} > 0.01"
+    text = run(
+        "calibrate", "--target-mu", "0.5", "--max-regret", "0.01",
+        "--sampling-probability", "0.05", "--steps", "100",
+    )  # fmt: skip
+    assert text.exit_code == 0, text.output
+    assert "fails on: regret = " in text.output

@@ -10,6 +10,10 @@ from gaussdp.cli._common import FORMATS, emit_json, json_number
 __all__ = ["calibrate"]
 
 
+def _number(value: float | None):
+    return None if value is None else json_number(value)
+
+
 def _target(
     target_epsilon: float | None,
     delta: float | None,
@@ -114,23 +118,28 @@ def calibrate(
         rtol=rtol,
     )
     if output_format == "json":
-        emit_json(
+        payload = {
+            "noise_multiplier": result.value,
+            "target": result.target.describe(),
+            "quantity": result.target.quantity,
+            "achieved": _number(result.achieved),
+            "failing_noise_multiplier": result.failing_value,
+            "failing_achieved": _number(result.failing_achieved),
+            # Which of the target's conditions the failing neighbour fails: with
+            # --max-regret it can fail on the regret with mu below the target.
+            "failing_reason": result.failing_reason,
+        }
+        values = result.report_values()
+        if values is not None:
+            payload.update({key: _number(value) for key, value in values.items()})
+        payload.update(
             {
-                "noise_multiplier": result.value,
-                "target": result.target.describe(),
-                "quantity": result.target.quantity,
-                "achieved": None if result.achieved is None else json_number(result.achieved),
-                "failing_noise_multiplier": result.failing_value,
-                "failing_achieved": (
-                    None
-                    if result.failing_achieved is None
-                    else json_number(result.failing_achieved)
-                ),
                 "sampling_probability": sampling_probability,
                 "steps": steps,
                 "bound": "upper (pessimistic accountant)",
                 "method": result.accounting.method,
             }
         )
+        emit_json(payload)
         return
     click.echo(result.describe())
