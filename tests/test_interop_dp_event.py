@@ -1,6 +1,7 @@
 """from_dp_event: real dp_accounting DpEvent trees, checked against dp_accounting's accountants."""
 
 import math
+from dataclasses import dataclass
 
 import dp_accounting
 import pytest
@@ -150,3 +151,68 @@ def test_bad_event_values():
         from_dp_event(E.GaussianDpEvent(-1.0))
     with pytest.raises(ValueError, match="noise_parameter in"):
         from_dp_event(E.RandomizedResponseDpEvent(1.5, 2))
+
+
+# --------------------------------------------------------------------------- EpsilonDeltaDpEvent
+
+if hasattr(dp_event, "EpsilonDeltaDpEvent"):  # newer dp_accounting
+    EpsilonDeltaDpEvent = dp_event.EpsilonDeltaDpEvent
+else:  # dp_accounting 0.6 lacks it: events are matched by class name, so a stand-in will do
+
+    @dataclass(frozen=True)
+    class EpsilonDeltaDpEvent:
+        """Stand-in with upstream dp_accounting's fields (dp_event.py: epsilon, delta)."""
+
+        epsilon: float
+        delta: float
+
+
+@pytest.mark.parametrize(
+    ("event", "expected"),
+    [
+        (EpsilonDeltaDpEvent(1.0, 1e-6), m.ApproxDP(1.0, 1e-6)),
+        (EpsilonDeltaDpEvent(0.5, 0.0), m.ApproxDP(0.5, 0.0)),
+        (EpsilonDeltaDpEvent(math.inf, 1e-6), m.ApproxDP(0.0, 1.0)),
+        (
+            E.SelfComposedDpEvent(EpsilonDeltaDpEvent(0.1, 1e-7), 10),
+            m.Repeated(m.ApproxDP(0.1, 1e-7), 10),
+        ),
+        (
+            E.PoissonSampledDpEvent(0.01, EpsilonDeltaDpEvent(2.0, 1e-6)),
+            m.PoissonSubsampled(m.ApproxDP(2.0, 1e-6), 0.01),
+        ),
+        (
+            E.ComposedDpEvent(
+                [
+                    E.SelfComposedDpEvent(
+                        E.PoissonSampledDpEvent(0.01, E.GaussianDpEvent(1.1)), 100
+                    ),
+                    EpsilonDeltaDpEvent(0.5, 1e-6),
+                ]
+            ),
+            m.Composition([m.DPSGD(1.1, 0.01, 100), m.ApproxDP(0.5, 1e-6)]),
+        ),
+    ],
+)
+def test_epsilon_delta_event(event, expected):
+    assert from_dp_event(event) == expected
+
+
+def test_epsilon_delta_event_accounts_as_stated():
+    # A single (ε, δ) event is exactly (ε, δ)-DP: δ(ε) = δ, and at ε' < ε
+    # δ(ε') = δ + (1 − δ)(e^ε − e^ε')/(1 + e^ε) (leaky randomized response).
+    epsilon, delta = 1.0, 1e-6
+    accounting = account(from_dp_event(EpsilonDeltaDpEvent(epsilon, delta)))
+    assert accounting.delta(epsilon) == pytest.approx(delta, rel=1e-6)
+    expected = delta + (1 - delta) * (math.e - math.exp(0.5)) / (1 + math.e)
+    assert accounting.delta(0.5) == pytest.approx(expected, rel=1e-6)
+    # Just above δ the pessimistic ε is just below ε (exactly at δ the accountant's
+    # slack makes it infinite: the atom at +∞ carries all of δ).
+    assert epsilon * (1 - 1e-5) <= accounting.epsilon(2 * delta) <= epsilon
+
+
+def test_epsilon_delta_event_bad_values():
+    with pytest.raises(ValueError, match="delta must be in"):
+        from_dp_event(EpsilonDeltaDpEvent(1.0, 1.5))
+    with pytest.raises(ValueError, match="epsilon must be in"):
+        from_dp_event(E.ComposedDpEvent([EpsilonDeltaDpEvent(-1.0, 1e-6)]))

@@ -15,6 +15,8 @@ DpEvent                                    gaussdp description
 ``GaussianDpEvent(σ)``                     ``Gaussian(σ)`` (σ = 0: non-private)
 ``LaplaceDpEvent(b)``                      ``Laplace(b)`` (b = 0: non-private)
 ``DiscreteLaplaceDpEvent(a, Δ)``           ``PureDP(a·Δ)`` (dominating, not tight)
+``EpsilonDeltaDpEvent(ε, δ)``              ``ApproxDP(ε, δ)`` (the tight pair of the class:
+                                           leaky randomized response; ε = ∞: non-private)
 ``RandomizedResponseDpEvent(p, k)``        k = 2: ``RandomizedResponse(log((2 − p)/p))`` exact;
                                            k > 2: ``PureDP(log((k(1 − p) + p)/p))`` (dominating)
 ``ZCDpEvent(ρ, ξ)``                        ξ = 0: ``ZCDP(ρ)``; else ``RenyiDP`` with ε(α) = ξ + ρα
@@ -53,7 +55,7 @@ class UnsupportedEventError(InvalidParameterError):
 _NON_PRIVATE = m.ApproxDP(0.0, 1.0)
 _SUPPORTED = (
     "NoOpDpEvent, NonPrivateDpEvent, GaussianDpEvent, LaplaceDpEvent, DiscreteLaplaceDpEvent, "
-    "RandomizedResponseDpEvent, ZCDpEvent, PoissonSampledDpEvent, "
+    "EpsilonDeltaDpEvent, RandomizedResponseDpEvent, ZCDpEvent, PoissonSampledDpEvent, "
     "SampledWithoutReplacementDpEvent, SelfComposedDpEvent, ComposedDpEvent"
 )
 # Orders used for a (ξ, ρ)-zCDP event with ξ > 0.
@@ -92,6 +94,14 @@ def _convert(event: Any, where: str, replace_sensitivity: bool = False) -> m.Mec
         parameter = float(_field(event, "noise_parameter", where))
         sensitivity = float(_field(event, "sensitivity", where))
         return m.PureDP(parameter * sensitivity)
+    if kind == "EpsilonDeltaDpEvent":
+        # (ε, δ)-DP under the accountant's relation; ApproxDP's pair (leaky randomized
+        # response) is the tight one for the class under either relation.
+        epsilon = float(_field(event, "epsilon", where))
+        delta = float(_field(event, "delta", where))
+        if epsilon == math.inf and 0.0 <= delta <= 1.0:
+            return _NON_PRIVATE
+        return m.ApproxDP(epsilon, delta)
     if kind == "RandomizedResponseDpEvent":
         p = float(_field(event, "noise_parameter", where))
         k = int(_field(event, "num_buckets", where))
