@@ -45,6 +45,43 @@ def test_interface_and_phases():
     assert GaussDPAccountant.mechanism() == "gaussdp"
 
 
+def test_get_mu_and_report_match_gaussdp_report():
+    from gaussdp.report import Report, report
+
+    accountant = GaussDPAccountant()
+    assert accountant.get_mu() == 0.0  # no step yet: perfect privacy
+    for _ in range(300):
+        accountant.step(noise_multiplier=1.1, sample_rate=0.01)
+    for _ in range(200):
+        accountant.step(noise_multiplier=0.8, sample_rate=0.02)
+    schedule = Composition([DPSGD(1.1, 0.01, 300), DPSGD(0.8, 0.02, 200)])
+    # The same schedule reported by gaussdp directly, from the description alone.
+    reference = report(schedule)
+    assert accountant.get_mu() == reference.mu
+    assert accountant.get_mu() > 0
+    run = accountant.report()
+    assert isinstance(run, Report)
+    assert run.mechanism == schedule
+    assert (run.mu, run.regret, run.delta_tail) == (
+        reference.mu,
+        reference.regret,
+        reference.delta_tail,
+    )
+    assert run.mu == accountant.get_mu()
+    # Options go through to the report (here, the δ at which ε is reported).
+    assert [row.delta for row in accountant.report(deltas=(1e-7,)).epsilons] == [1e-7]
+
+
+def test_get_mu_single_phase():
+    from gaussdp.report import report
+
+    accountant = GaussDPAccountant()
+    for _ in range(50):
+        accountant.step(noise_multiplier=2.0, sample_rate=0.05)
+    assert accountant.get_mu() == report(DPSGD(2.0, 0.05, 50)).mu
+    assert accountant.report().mechanism == DPSGD(2.0, 0.05, 50)
+
+
 def test_state_dict_round_trip_and_errors():
     accountant = GaussDPAccountant()
     for _ in range(10):
@@ -106,6 +143,10 @@ def test_opacus_privacy_engine_uses_it():
     epsilon = engine.get_epsilon(1e-5)
     assert epsilon == account(DPSGD(1.3, 8 / 64, steps)).epsilon(1e-5)
     assert epsilon == pytest.approx(dp_accounting_epsilon(accountant.history, 1e-5), rel=5e-3)
+    # ... and μ-GDP of the same run, as docs/interop.md shows.
+    from gaussdp.report import report
+
+    assert accountant.get_mu() == report(DPSGD(1.3, 8 / 64, steps)).mu
 
 
 def test_opacus_calibrates_with_it():
