@@ -146,12 +146,13 @@ def convex_curves(draw):
     """A random valid piecewise-linear trade-off curve (lower hull of random points)."""
     n = draw(st.integers(min_value=1, max_value=8))
     alphas = sorted(draw(st.lists(st.floats(1e-9, 0.999), min_size=n, max_size=n)))
+    # f(0) < 1 (mass at infinity) caps every β: a trade-off curve never rises above f(0).
+    start = draw(st.sampled_from([1.0, 1.0, 1.0 - 1e-6, 0.97]))
     betas = []
     for a in alphas:
-        top = 1.0 - a
+        top = min(1.0 - a, start)
         betas.append(draw(st.floats(0.0, 1.0)) * top)
     betas = sorted(betas, reverse=True)
-    start = draw(st.sampled_from([1.0, 1.0, 1.0 - 1e-6, 0.97]))
     return curves.from_points([0.0, *alphas, 1.0], [start, *betas, 0.0])
 
 
