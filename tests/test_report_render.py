@@ -285,3 +285,22 @@ def test_output_into_a_directory_is_an_error(tmp_path, capsys):
         main(["report", str(EXAMPLES / "autodp_example.toml"), "--output", str(tmp_path)])
     assert exit_info.value.code == 2
     assert "is a directory" in capsys.readouterr().err
+
+
+def test_accuracy_help_states_the_real_default():
+    from gaussdp.accountant import DEFAULT_ACCURACY
+
+    result = run("report", "--help")
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())  # click wraps the help text
+    assert f"(default {DEFAULT_ACCURACY:g})" in text
+    assert "4e-5" not in text
+
+
+@pytest.mark.parametrize("deltas", ["abc", "1e-5", ["abc"], [[1e-5]], None])
+def test_deltas_that_are_not_numbers_name_the_parameter(deltas):
+    with pytest.raises(ValueError) as info:
+        report(Gaussian(1.0), deltas=deltas)
+    message = str(info.value)
+    assert message.startswith("deltas must be a real number in (0, 1)")
+    assert repr(deltas) in message

@@ -12,6 +12,7 @@ import click
 
 from gaussdp import mechanisms
 from gaussdp._validation import InvalidParameterError
+from gaussdp.accountant import DEFAULT_ACCURACY
 from gaussdp.cli._common import NEIGHBOURING, check_deltas
 from gaussdp.cli._progress import Progress
 
@@ -86,7 +87,10 @@ def _target(target, noise_multiplier, sampling_probability, steps, neighbouring)
     "--neighbouring", type=NEIGHBOURING, default=None, help="Override the neighbouring relation."
 )
 @click.option(
-    "--accuracy", type=float, default=None, help="Relative accuracy of the accountant (4e-5)."
+    "--accuracy",
+    type=float,
+    default=None,
+    help=f"Relative accuracy of the accountant (default {DEFAULT_ACCURACY:g}).",
 )
 @click.option("--format", "output_format", type=_FORMATS, default="text", show_default=True)
 @click.option(

@@ -387,10 +387,23 @@ def _table(beta, beta_optimistic, mu: float, delta_tail: float, alpha_star: floa
 
 
 def _check_deltas(deltas) -> tuple[float, ...]:
+    """The δ at which ε is reported: one real number or a sequence of them, each in (0, 1)."""
+    wanted = "a real number in (0, 1) or a sequence of them"
+    if isinstance(deltas, (str, bytes)):
+        raise InvalidParameterError(f"deltas must be {wanted}, got {deltas!r}")
     try:
-        values = tuple(float(d) for d in deltas)
+        items = tuple(deltas)
     except TypeError:
-        values = (float(deltas),)
+        items = (deltas,)
+    values = []
+    for d in items:
+        if isinstance(d, (str, bytes)):
+            raise InvalidParameterError(f"deltas must be {wanted}, got {deltas!r}")
+        try:
+            values.append(float(d))
+        except (TypeError, ValueError):
+            raise InvalidParameterError(f"deltas must be {wanted}, got {deltas!r}") from None
+    values = tuple(values)
     if not values:
         raise InvalidParameterError("deltas must contain at least one delta in (0, 1), got none")
     check_real("delta", np.array(values), low=0.0, high=1.0, low_open=True, high_open=True)
