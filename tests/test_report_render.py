@@ -304,3 +304,18 @@ def test_deltas_that_are_not_numbers_name_the_parameter(deltas):
     message = str(info.value)
     assert message.startswith("deltas must be a real number in (0, 1)")
     assert repr(deltas) in message
+
+
+def test_json_of_a_mechanism_holding_a_callable():
+    """A Profile cannot be written as a dict: the JSON report carries its description."""
+    from gaussdp import Profile, gdp
+
+    mechanism = Profile(lambda e: gdp.delta(1.0, e), name="1-GDP profile")
+    r = report(mechanism)
+    payload = json.loads(r.to_json())
+    assert payload["mechanism"] == "Profile(1-GDP profile)"
+    assert payload["mechanism_serialisable"] is False
+    assert payload["mu"] == r.mu
+    plain = report(PureDP(1.0)).to_dict()
+    assert plain["mechanism"] == {"type": "pure_dp", "epsilon": 1.0}
+    assert plain["mechanism_serialisable"] is True

@@ -89,11 +89,33 @@ def _tail_sentence(report) -> str:
 # ---------------------------------------------------------------------------
 
 
+def _mechanism_entry(mechanism) -> tuple[dict | str, bool]:
+    """(the mechanism as a dict, True), or (its description, False) if it has no dict form.
+
+    Descriptions that hold Python callables (``Profile``, ``NoiseEquation``)
+    cannot be written as a dict; the report is still written, with the
+    one-line description in their place.
+    """
+    try:
+        entry = mechanism.to_dict()
+        json.dumps(_clean(entry), allow_nan=False)
+    except (ValueError, TypeError, NotImplementedError):
+        return mechanism.describe(), False
+    return entry, True
+
+
 def to_dict(report) -> dict:
-    """Everything in the report as JSON-ready values (∞ as "inf")."""
+    """Everything in the report as JSON-ready values (∞ as "inf").
+
+    ``mechanism`` is the description as a dict (:meth:`Mechanism.to_dict`);
+    for descriptions that hold Python callables it is the one-line
+    description instead, and ``mechanism_serialisable`` is False.
+    """
+    mechanism, serialisable = _mechanism_entry(report.mechanism)
     payload = {
         "title": report.title,
-        "mechanism": report.mechanism.to_dict(),
+        "mechanism": mechanism,
+        "mechanism_serialisable": serialisable,
         "neighbouring": report.neighbouring.value,
         "method": report.method,
         "mu": report.mu,
