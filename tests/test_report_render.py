@@ -34,17 +34,23 @@ def reports():
         "gaussian": report(Repeated(Gaussian(2.0), 4)),
         "approx": report(Composition([Gaussian(1.0), ApproxDP(1.0, 1e-6)])),
         "perfect": report(Gaussian(math.inf)),
-        "no-privacy": report(PureDP(50.0)),  # tests within 1e-16 of TPR 1: μ = ∞
+        "no-privacy": report(PureDP(50.0)),  # tests within 1e-21 of TPR 1
+        # e^ε·α overflows at the table's α* = 0 (advantage 1): was inf·0 = NaN.
+        "overflow": report(Repeated(PureDP(50.0), 20)),
     }
 
 
-@pytest.mark.parametrize("name", ["dpsgd", "pure", "gaussian", "approx", "perfect", "no-privacy"])
+NAMES = ["dpsgd", "pure", "gaussian", "approx", "perfect", "no-privacy", "overflow"]
+
+
+@pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("output_format", ["text", "json", "markdown", "html"])
 def test_every_format_renders_without_nan(reports, name, output_format):
     text = reports[name].render(output_format)
     assert "nan" not in text.lower().replace("nanos", "")
     assert "undefined" not in text
     if output_format == "json":
+        assert "null" not in text  # NaN would be written as null
         payload = json.loads(text)
         assert payload["tier"] in (1, 2)
         assert set(payload) >= {"mu", "delta_tail", "regret", "epsilons", "table", "mu_tail"}

@@ -404,9 +404,12 @@ def profile_curve_beta(profiles, alpha) -> np.ndarray:
     low = np.zeros(alpha.size)
     high = np.full(alpha.size, max(top, 0.0) + 1.0)
 
+    log_alpha = np.log(alpha, out=np.full(alpha.shape, -np.inf), where=alpha > 0.0)
+
     def steep(eps):
+        # e^ε·α as exp(ε + log α): 0 (not inf·0 = NaN) at α = 0 when e^ε overflows.
         with np.errstate(over="ignore"):
-            return _profile_delta(profiles, eps) + np.exp(eps) * alpha
+            return _profile_delta(profiles, eps) + np.exp(eps + log_alpha)
 
     def shallow(eps):
         return (1.0 - alpha - _profile_delta(profiles, eps)) * np.exp(-eps)
