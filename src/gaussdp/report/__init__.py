@@ -21,9 +21,11 @@ holding:
   bounds; rendered as text, JSON, Markdown or a self-contained HTML page.
 
 Modules: :mod:`~gaussdp.report.tight_mu` (μ from breakpoints),
-:mod:`~gaussdp.report.regret` (exact Δ-divergence), :mod:`~gaussdp.report.tail`
-(where μ stops holding), :mod:`~gaussdp.report.core` (the :class:`Report` and
-tiers), :mod:`~gaussdp.report.render` (text, JSON, Markdown, HTML + SVG).
+:mod:`~gaussdp.report.regret` (exact Δ-divergence), :mod:`~gaussdp.report.pure`
+(pure-DP mechanisms and compositions, exact in log space),
+:mod:`~gaussdp.report.tail` (where μ stops holding), :mod:`~gaussdp.report.core`
+(the :class:`Report` and tiers), :mod:`~gaussdp.report.render` (text, JSON,
+Markdown, HTML + SVG).
 
 Examples
 --------

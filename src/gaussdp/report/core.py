@@ -56,7 +56,7 @@ from scipy import special
 from gaussdp import gdp
 from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError, check_real
-from gaussdp.report import _steep
+from gaussdp.report import _steep, pure
 from gaussdp.report.regret import ROUNDING_MARGIN, profile_regret
 from gaussdp.report.tail import tail_mu
 from gaussdp.report.tight_mu import mu_of_tests
@@ -465,11 +465,22 @@ def from_accounting(
         )
     upper_directions = [_steep.direction(p) for p in _profiles(accounting, "upper")]
     steep_up = _steep.steep_curve(upper_directions)
-    mu, failure = fit(steep_up, upper_directions, delta_tail)
     lower = _profiles(accounting, "lower")
     exact = isinstance(guarantee, acc_module._ExactAtomsGuarantee)
-    regret_value = profile_regret(steep_up.epsilons, steep_up.deltas, mu, failure)
-    regret_value += ROUNDING_MARGIN
+    groups = pure.pure_dp_groups(mechanism, accounting.neighbouring) if exact else None
+    regret_value = None
+    if groups is not None:
+        # Pure-DP compositions: μ from the exact curve in log space (the profile's
+        # TPRs near 1 have lost the digits that decide μ for large ε).
+        failure = 0.0 if delta_tail is None else delta_tail
+        mu = pure.pure_dp_mu(groups, failure)
+        if failure == 0.0 and list(groups.values()) == [1]:
+            regret_value = pure.pure_dp_regret(next(iter(groups)), mu)
+    else:
+        mu, failure = fit(steep_up, upper_directions, delta_tail)
+    if regret_value is None:
+        regret_value = profile_regret(steep_up.epsilons, steep_up.deltas, mu, failure)
+        regret_value += ROUNDING_MARGIN
     advantage = steep_up.advantage
     advantage_lower = float(np.clip(_steep._profile_delta(lower, np.zeros(1))[0], 0.0, 1.0))
 
