@@ -141,3 +141,23 @@ def test_long_runs_with_a_position_dependent_allowance_stay_certified():
     bound = r.delta_tail + (1.0 - r.delta_tail) * np.asarray(gdp.delta(r.mu, eps))
     assert np.all(np.asarray(accounting.delta(eps)) <= bound * (1 + 1e-9) + 1e-16)
     assert r.mu < r.mu_tail
+
+
+@pytest.mark.parametrize("mu", [1.0, 3.0])
+def test_a_profile_of_an_exactly_gdp_mechanism_reports_its_mu(mu):
+    """The pair of a Profile's curve raises every atom by two ulps of 1.0.
+
+    With failure probability exactly the floor (2.3e-16) that rounding
+    allowance decided μ in the far tail: 1.067 for G_1, regret 0.0117, Tier II.
+    Treated as slack (the atoms' excess P-mass), μ is within 1e-5 of the truth.
+    """
+    accounting = account(Profile(lambda e, mu=mu: gdp.delta(mu, e)))
+    r = accounting.gdp()
+    assert mu <= r.mu <= mu * (1 + 1e-5)
+    assert r.tier == 1 and r.regret < 1e-5
+    excess = max(p.tail_p[0] + p.infinity_mass - 1.0 for p in accounting._guarantee.upper)
+    assert excess > 0.0
+    assert r.delta_floor <= r.delta_tail <= r.delta_floor + NOISE_SHARE * excess * (1 + 1e-9)
+    eps = np.linspace(0.0, 40.0, 40001)
+    bound = r.delta_tail + (1.0 - r.delta_tail) * np.asarray(gdp.delta(r.mu, eps))
+    assert np.all(np.asarray(accounting.delta(eps)) <= bound * (1 + 1e-9) + 1e-16)

@@ -57,6 +57,10 @@ class Direction:
     of them, point 0 the test that never says "member" (α = 0, t = floor).
     ``floor`` = P(+∞) + slack, ``slack`` the certified allowance for
     truncation and rounding alone (0 for exact and optimistic profiles).
+    ``excess`` is the P-mass by which the atoms and P(+∞) sum to more than 1:
+    a rounding allowance carried in the atoms themselves (pairs built from a
+    trade-off curve raise every atom by two ulps of 1.0), which no test's
+    true-positive rate can owe more than.
     """
 
     losses: np.ndarray
@@ -65,6 +69,7 @@ class Direction:
     tpr: np.ndarray
     floor: float
     slack: float = 0.0
+    excess: float = 0.0
 
     def index(self, epsilon: np.ndarray) -> np.ndarray:
         """k(ε) = the number of atoms of loss > ε."""
@@ -103,6 +108,7 @@ def direction(profile) -> Direction:
         shift += max(getattr(profile, "shift_below", 0.0), getattr(profile, "shift_at_cut", 0.0))
     offset = float(profile.infinity_mass) + shift
     points = np.maximum(tpr + offset, 0.0)
+    total = float(profile.tail_p[0]) + float(profile.infinity_mass) if profile.tail_p.size else 0.0
     return Direction(
         losses[first:][::-1].astype(float),
         np.exp(log_alpha),
@@ -110,6 +116,7 @@ def direction(profile) -> Direction:
         points,
         max(offset, 0.0),
         max(shift, 0.0),
+        max(total - 1.0, 0.0),
     )
 
 
@@ -262,6 +269,9 @@ class SteepCurve:
         1 − f(0): the largest P(+∞) + slack over the directions.
     slack : float
         The largest certified slack (truncation and rounding allowance).
+    excess : float
+        The largest rounding allowance carried in a direction's atoms
+        (:attr:`Direction.excess`).
     advantage : float
         δ_up(0) = max_k (t_k − α_k), the largest TPR − FPR of any test.
     """
@@ -274,6 +284,7 @@ class SteepCurve:
     floor: float
     slack: float
     advantage: float
+    excess: float = 0.0
 
     def tpr_at(self, alpha) -> np.ndarray:
         """S(α): the true-positive rate of the steep half at false-positive rate α."""
@@ -350,7 +361,8 @@ def steep_curve(directions: list[Direction]) -> SteepCurve:
     alpha, log_alpha, tpr = alpha[keep], log_alpha[keep], np.maximum.accumulate(tpr[keep])
     floor = max(d.floor for d in directions)
     slack = max(d.slack for d in directions)
-    return SteepCurve(grid, deltas, alpha, log_alpha, tpr, floor, slack, advantage)
+    excess = max(d.excess for d in directions)
+    return SteepCurve(grid, deltas, alpha, log_alpha, tpr, floor, slack, advantage, excess)
 
 
 _GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0

@@ -26,17 +26,21 @@ gaussdp's certified accountant:
 **Which δ goes with μ.** An accountant resolves δ only down to its numerical
 floor: every δ it certifies includes P(+∞) + slack (mass moved to infinite
 loss when the grid was truncated, plus a certified allowance for
-wrap-around and floating-point rounding in the FFT), and atoms whose P-mass
-is below that floor are indistinguishable from its rounding. μ is therefore
-the tight μ, with failure probability δ_floor, over the tests whose
-true-positive rate exceeds the floor by more than the floor (t > 2·δ_floor);
-delta_tail is then the smallest δ ≥ δ_floor for which G_μ ⊗ f_{0,δ} lies
-below the *whole* computed curve — never more than 2·δ_floor, because the
-excluded tests have t ≤ 2·δ_floor. The pair (μ, delta_tail) is a certified
-guarantee; for δ well above delta_tail it is μ-GDP for all practical
-purposes, and ``epsilon_tail`` = ε_μ(delta_tail) is the largest ε to which
-the μ-GDP profile is meaningful. Closed forms (Gaussian compositions, exact
-pure-DP compositions) have floor 0 and a strict μ.
+wrap-around and floating-point rounding in the FFT). Pairs built from a
+trade-off curve (Profile, NoiseEquation, ZCDP, RenyiDP, Group, Parallel)
+carry a second rounding allowance inside their atoms — every atom's P-mass
+is raised by two ulps of 1.0 — visible as the *excess* by which the P-masses
+sum to more than 1. Where the tests' true-positive rates are a few such
+allowances, rounding rather than the mechanism would decide μ (a Profile of
+G_1 came out as μ = 1.067 at failure probability exactly the floor). So μ is
+the tight μ over **every** test with failure probability
+δ_floor + NOISE_SHARE·(slack + excess), and delta_tail is the smallest
+δ ≥ δ_floor for which G_μ ⊗ f_{0,δ} lies below the *whole* computed curve
+(never more than that). The pair (μ, delta_tail) is a certified guarantee;
+for δ well above delta_tail it is μ-GDP for all practical purposes, and
+``epsilon_tail`` = ε_μ(delta_tail) is the largest ε to which the μ-GDP
+profile is meaningful. Closed forms (Gaussian compositions, exact pure-DP
+compositions) have floor 0 and a strict μ.
 
 **What the tail needs.** ``mu_tail`` (:func:`gaussdp.report.tail.tail_mu`) is
 the GDPT tail limit of the mechanism, derived from its description: the μ a
@@ -77,7 +81,7 @@ DEFAULT_DELTAS = (1e-5, 1e-6, 1e-9)
 TABLE_ALPHAS = (1e-10, 1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 1e-1)
 #: Tier I when the regret is at most this (§4.2).
 TIER_I_REGRET = 0.01
-#: μ is fitted with failure probability δ_floor + NOISE_SHARE·slack (see the module docstring).
+#: μ is fitted with failure probability δ_floor + NOISE_SHARE·(slack + excess) (module docstring).
 NOISE_SHARE = 0.1
 # Tests with α below this are also checked in log space (exp underflows near 1e-308).
 _UNDERFLOW_ALPHA = 1e-290
@@ -333,7 +337,9 @@ def fit(
             )
         mus = mu_of_tests(alpha, log_alpha, tpr, delta_tail)
         return float(max(np.max(mus), 0.0)), float(delta_tail)
-    chosen = floor + NOISE_SHARE * steep.slack
+    # The rounding allowance in the atoms is slack too (it is what sets μ in the far
+    # tail of curves built from a Profile, ZCDP, RenyiDP, ... guarantee).
+    chosen = floor + NOISE_SHARE * (steep.slack + steep.excess)
     at_floor = mu_of_tests(alpha, log_alpha, tpr, floor)
     if chosen <= floor:
         return float(max(np.max(at_floor), 0.0)), floor
