@@ -1,8 +1,10 @@
 """Rendering the report (text, JSON, Markdown, HTML + SVG) and ``gaussdp report``."""
 
+import html
 import json
 import math
 import os
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -59,7 +61,11 @@ def test_every_format_renders_without_nan(reports, name, output_format):
 def test_text_report_reads_as_bounds(reports):
     text = reports["dpsgd"].to_text()
     lines = text.splitlines()
-    assert lines[1].startswith("mu = 1.5687")
+    # μ = 1.568744 and δ_tail = 1.013e-12 are upper bounds: printed rounded up.
+    assert lines[1].startswith("mu = 1.5688")
+    assert "delta_tail = 1.1e-12" in lines[1]
+    assert "advantage = 0.56461 (upper bound" in text
+    assert "delta = 1e-05: epsilon = 7.42439 (lower 7.42437)" in text
     assert "except with probability delta_tail" in lines[1]
     assert "upper bound" in text and "lower bound" in text
     assert "Tier I" in text
@@ -92,6 +98,192 @@ def test_json_has_no_infinity_literals(reports):
     assert payload["epsilon_tail"] == "inf"
     assert payload["regret"] == 0.0
     json.dumps(payload, allow_nan=False)
+
+
+# ---------------------------------------------------------------------------
+# Printed bounds are rounded toward less privacy
+# ---------------------------------------------------------------------------
+
+UP, DOWN = "upper", "lower"
+NUMBER = r"([-+0-9.e]+|inf)"
+
+
+def _beta_entry(text, beta, kind):
+    """(printed, exact, kind) for a β cell; "1 - x" is checked as x against 1 − β."""
+    text = text.strip()
+    if text.startswith("1 - "):
+        return (text[4:], 1.0 - beta, DOWN if kind == UP else UP)
+    return (text, beta, kind)
+
+
+def _text_entries(r, text):
+    entries = [(re.search(rf"^mu = {NUMBER} ", text, re.M).group(1), r.mu, UP)]
+    regret_match = re.search(rf"^regret = {NUMBER} \(upper bound\)", text, re.M)
+    entries.append((regret_match.group(1), r.regret, UP))
+    adv = re.search(
+        rf"^advantage = {NUMBER} \(upper bound; lower bound {NUMBER}\); mu implies {NUMBER}, "
+        rf"at most 2 x regret = {NUMBER} more",
+        text,
+        re.M,
+    )
+    entries += [
+        (adv.group(1), r.advantage, UP),
+        (adv.group(2), r.advantage_lower, DOWN),
+        (adv.group(3), r.advantage_mu, UP),
+        (adv.group(4), 2.0 * r.regret, UP),
+    ]
+    if r.delta_tail > 0.0:
+        tail = re.search(rf"delta_tail = {NUMBER}\)", text).group(1)
+        where = re.search(
+            rf"certified down to delta = {NUMBER} \(epsilon up to {NUMBER}\);.* floor {NUMBER}$",
+            text,
+            re.M,
+        )
+        entries += [
+            (tail, r.delta_tail, UP),
+            (where.group(1), r.delta_tail, UP),
+            (where.group(2), r.epsilon_tail, DOWN),
+            (where.group(3), r.delta_floor, UP),
+        ]
+    if r.mu_tail is not None and math.isfinite(r.mu_tail):
+        entries.append((re.search(rf"far tail needs mu = {NUMBER} ", text).group(1), r.mu_tail, UP))
+    rows = re.findall(
+        rf"^  delta = \S+: epsilon = {NUMBER} \(lower {NUMBER}\); mu gives {NUMBER}; "
+        rf"needs mu = {NUMBER}$",
+        text,
+        re.M,
+    )
+    assert len(rows) == len(r.epsilons)
+    for row, printed in zip(r.epsilons, rows, strict=True):
+        entries += _epsilon_entries(row, printed)
+    if r.tier == 2:
+        table = text.split("beta from mu\n", 1)[1].splitlines()[: len(r.table)]
+        for row, line in zip(r.table, table, strict=True):
+            cells = re.split(r"\s{2,}", line.strip())
+            entries += _table_entries(row, cells[1:4])
+    return entries
+
+
+def _epsilon_entries(row, printed):
+    exact = (row.epsilon, row.epsilon_lower, row.epsilon_mu, row.mu_at_delta)
+    return list(zip(printed, exact, (UP, DOWN, UP, UP), strict=True))
+
+
+def _table_entries(row, cells):
+    exact = (row.beta, row.beta_optimistic, row.beta_mu)
+    return [
+        _beta_entry(cell, beta, kind)
+        for cell, beta, kind in zip(cells, exact, (DOWN, UP, DOWN), strict=True)
+    ]
+
+
+def _markdown_entries(r, text):
+    cell = {}
+    for line in text.splitlines():
+        parts = [part.strip() for part in line.strip("|").split("|")]
+        if len(parts) == 3:
+            cell[parts[0]] = parts[1:]
+    entries = [(cell["μ"][0], r.mu, UP), (cell["regret Δ"][0], r.regret, UP)]
+    adv = re.search(rf"lower {NUMBER}; μ implies {NUMBER}\)", cell["advantage"][1])
+    entries += [
+        (cell["advantage"][0], r.advantage, UP),
+        (adv.group(1), r.advantage_lower, DOWN),
+        (adv.group(2), r.advantage_mu, UP),
+    ]
+    if r.delta_tail > 0.0:
+        entries.append((cell["δ_tail"][0], r.delta_tail, UP))
+        tail_eps = re.search(rf"ε ≤ {NUMBER}\)", cell["δ_tail"][1]).group(1)
+        entries.append((tail_eps, r.epsilon_tail, DOWN))
+    if r.mu_tail is not None:
+        entries.append((cell["μ of the far tail"][0], r.mu_tail, UP))
+    rows = [line for line in text.splitlines() if re.match(r"^\| \d[^|]* \| ", line)]
+    epsilon_rows = [line for line in rows if line.count("|") == 6]
+    assert len(epsilon_rows) == len(r.epsilons)
+    for row, line in zip(r.epsilons, epsilon_rows, strict=True):
+        entries += _epsilon_entries(row, [part.strip() for part in line.split("|")[2:6]])
+    if r.tier == 2:
+        curve_rows = [line for line in rows if line.count("|") == 5]
+        assert len(curve_rows) == len(r.table)
+        for row, line in zip(r.table, curve_rows, strict=True):
+            entries += _table_entries(row, line.split("|")[2:5])
+    return entries
+
+
+def _html_entries(r, page):
+    def cells(name):
+        found = re.search(rf"<tr><th>{name}</th><td>([^<]*)</td><td>([^<]*)</td></tr>", page)
+        return html.unescape(found.group(1)), html.unescape(found.group(2))
+
+    mu_cell = cells("μ")
+    regret_cell = cells("regret Δ")
+    adv_cell = cells("advantage")
+    adv = re.search(rf"lower {NUMBER}\); μ implies {NUMBER},", adv_cell[1])
+    headline = re.search(rf"μ = {NUMBER}, .*; regret {NUMBER}\.</p>", page)
+    entries = [
+        (mu_cell[0], r.mu, UP),
+        (regret_cell[0], r.regret, UP),
+        (adv_cell[0], r.advantage, UP),
+        (adv.group(1), r.advantage_lower, DOWN),
+        (adv.group(2), r.advantage_mu, UP),
+        (headline.group(1), r.mu, UP),
+        (headline.group(2), r.regret, UP),
+    ]
+    if r.delta_tail > 0.0:
+        where = cells("certified down to")
+        floor = re.search(rf"ε ≤ {NUMBER}; accountant floor {NUMBER}", where[1])
+        failure = re.search(rf"δ_tail = {NUMBER}", mu_cell[1]).group(1)
+        entries += [
+            (where[0].removeprefix("δ = "), r.delta_tail, UP),
+            (floor.group(1), r.epsilon_tail, DOWN),
+            (floor.group(2), r.delta_floor, UP),
+            (failure, r.delta_tail, UP),
+        ]
+    if r.mu_tail is not None:
+        entries.append((cells("μ of the far tail")[0], r.mu_tail, UP))
+    rows = re.findall(r"<tr><td>([^<]*)</td>((?:<td>[^<]*</td>)+)</tr>", page)
+    epsilon_rows = [re.findall(r"<td>([^<]*)</td>", rest) for _, rest in rows]
+    epsilon_rows = [row for row in epsilon_rows if len(row) == 4]
+    assert len(epsilon_rows) == len(r.epsilons)
+    for row, printed in zip(r.epsilons, epsilon_rows, strict=True):
+        entries += _epsilon_entries(row, printed)
+    curve_rows = [re.findall(r"<td>([^<]*)</td>", rest) for _, rest in rows]
+    curve_rows = [row for row in curve_rows if len(row) == 3]
+    assert len(curve_rows) == len(r.table)
+    for row, printed in zip(r.table, curve_rows, strict=True):
+        entries += _table_entries(row, [html.unescape(cell) for cell in printed])
+    return entries
+
+
+@pytest.mark.parametrize("name", ["dpsgd", "pure", "gaussian", "approx", "no-privacy"])
+@pytest.mark.parametrize("output_format", ["text", "markdown", "html"])
+def test_printed_bounds_are_rounded_toward_less_privacy(reports, name, output_format):
+    """Parse every printed bound: printed upper ≥ exact value, printed lower ≤ exact value.
+
+    (Rounding to nearest printed the CIFAR-10 μ 1.568744 as 1.5687, δ_tail
+    1.013e-12 as 1e-12, ε 7.424385 as 7.42438, the advantage 0.564605 as 0.5646.)
+    """
+    r = reports[name]
+    parse = {"text": _text_entries, "markdown": _markdown_entries, "html": _html_entries}
+    entries = parse[output_format](r, r.render(output_format))
+    assert len(entries) >= 10
+    for printed, exact, kind in entries:
+        value = float(printed)
+        if kind == UP:
+            assert value >= exact, (printed, exact, kind)
+        else:
+            assert value <= exact, (printed, exact, kind)
+
+
+def test_directed_rounding_keeps_readable_digits():
+    from gaussdp.report.render import down, up, up_fixed
+
+    assert up_fixed(1.568744) == "1.5688" and up_fixed(2.0) == "2.0000"
+    assert up(1.013e-12, 2) == "1.1e-12" and down(1.013e-12, 2) == "1e-12"
+    assert up(7.424385) == "7.42439" and down(7.424385) == "7.42438"
+    assert up(0.564605, 5) == "0.56461" and down(0.564605, 5) == "0.5646"
+    assert up(0.999999999, 3) == "1" and down(0.999999999, 3) == "0.999"
+    assert up(1.1, 5) == "1.1"  # the float 1.1000000000000000888 is not pushed to 1.1001
+    assert up(math.inf) == "inf" and up(0.0) == "0" and up(None) == "n/a"
 
 
 @pytest.mark.parametrize("name", ["dpsgd", "pure", "approx"])

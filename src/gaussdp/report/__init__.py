@@ -34,7 +34,7 @@ Examples
 >>> round(r.mu, 3), r.tier, round(r.mu_tail, 2)
 (1.569, 1, 4.76)
 >>> print(r.to_text().splitlines()[1])
-mu = 1.5687  (mu-GDP except with probability delta_tail = 1e-12)
+mu = 1.5688  (mu-GDP except with probability delta_tail = 1.1e-12)
 """
 
 from gaussdp.report.core import (

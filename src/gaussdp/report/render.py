@@ -1,7 +1,11 @@
 """Rendering a :class:`~gaussdp.report.core.Report`: text, JSON, Markdown, HTML with SVG.
 
-Every number is printed with the kind of bound it is. Infinite values are
-written ``inf`` (JSON: the string ``"inf"``); a report never contains NaN.
+Every number is printed with the kind of bound it is, and rounded in the
+direction that keeps it one: upper bounds (μ, δ_tail, ε, regret, advantage)
+*up*, lower bounds (the ε and advantage lower bounds, the pessimistic β)
+*down* — toward less privacy either way (:func:`up`, :func:`down`). JSON keeps
+the full floats. Infinite values are written ``inf`` (JSON: the string
+``"inf"``); a report never contains NaN.
 The HTML page is self-contained: inline CSS and two inline SVG figures (the
 curve against the reported guarantee on linear axes, and the attack's ROC on
 log-log axes), no scripts, no network.
@@ -12,12 +16,24 @@ from __future__ import annotations
 import html
 import json
 import math
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
 import numpy as np
 
 from gaussdp._validation import InvalidParameterError
 
-__all__ = ["FORMATS", "render", "to_dict", "to_html", "to_json", "to_markdown", "to_text"]
+__all__ = [
+    "FORMATS",
+    "down",
+    "render",
+    "to_dict",
+    "to_html",
+    "to_json",
+    "to_markdown",
+    "to_text",
+    "up",
+    "up_fixed",
+]
 
 FORMATS = ("text", "json", "markdown", "html")
 
@@ -27,8 +43,8 @@ FORMATS = ("text", "json", "markdown", "html")
 # ---------------------------------------------------------------------------
 
 
-def _num(value: float | None, digits: int = 6) -> str:
-    """A number for people: ``inf`` for infinity, ``n/a`` for None, never ``nan``."""
+def _special(value: float | None) -> str | None:
+    """``n/a`` for None, ``undefined`` for NaN (never printed as ``nan``), ``±inf``, ``0``."""
     if value is None:
         return "n/a"
     value = float(value)
@@ -38,7 +54,59 @@ def _num(value: float | None, digits: int = 6) -> str:
         return "inf" if value > 0 else "-inf"
     if value == 0.0:
         return "0"
-    return f"{value:.{digits}g}"
+    return None
+
+
+def _directed(value: float, digits: int, rounding: str) -> str:
+    """``value`` to ``digits`` significant digits, rounded in one direction (``g`` style).
+
+    The float's shortest decimal form (``repr``) is rounded, so values that
+    print exactly (1.1, 0.25) are not moved by their binary representation.
+    """
+    text = _special(value)
+    if text is not None:
+        return text
+    exact = Decimal(repr(float(value)))
+    quantum = Decimal(1).scaleb(exact.adjusted() - digits + 1)
+    rounded = exact.quantize(quantum, rounding=rounding)
+    return f"{float(rounded):.{digits}g}"
+
+
+def up(value: float | None, digits: int = 6) -> str:
+    """An upper bound for people: rounded *up* to ``digits`` significant digits.
+
+    Examples
+    --------
+    >>> up(1.013e-12, 2), up(7.424385, 6), up(0.5646051, 4), up(2.0, 3), up(float("inf"))
+    ('1.1e-12', '7.42439', '0.5647', '2', 'inf')
+    """
+    return _directed(value, digits, ROUND_CEILING)
+
+
+def down(value: float | None, digits: int = 6) -> str:
+    """A lower bound for people: rounded *down* to ``digits`` significant digits.
+
+    Examples
+    --------
+    >>> down(7.424389, 6), down(0.5646059, 4), down(1e-12, 2)
+    ('7.42438', '0.5646', '1e-12')
+    """
+    return _directed(value, digits, ROUND_FLOOR)
+
+
+def up_fixed(value: float, decimals: int = 4) -> str:
+    """An upper bound with a fixed number of decimals (μ), rounded up.
+
+    Examples
+    --------
+    >>> up_fixed(1.568744), up_fixed(1.0), up_fixed(float("inf"))
+    ('1.5688', '1.0000', 'inf')
+    """
+    value = float(value)
+    if math.isnan(value) or math.isinf(value):
+        return _special(value)
+    rounded = Decimal(repr(value)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_CEILING)
+    return f"{rounded:f}"
 
 
 def _json_value(value):
@@ -50,11 +118,15 @@ def _json_value(value):
     return value
 
 
-def _beta_text(beta: float) -> str:
-    """β near 1 as 1 − (1 − β), so the digits that matter are visible."""
+def _beta_text(beta: float, bound: str) -> str:
+    """β near 1 as 1 − (1 − β), so the digits that matter are visible.
+
+    ``bound`` is "lower" (β rounded down, so 1 − β up) or "upper".
+    """
+    lower = bound == "lower"
     if 0.999 < beta < 1.0:
-        return f"1 - {1.0 - beta:.4g}"
-    return _num(beta, 6)
+        return f"1 - {up(1.0 - beta, 4) if lower else down(1.0 - beta, 4)}"
+    return down(beta, 6) if lower else up(beta, 6)
 
 
 def _capital(sentence: str) -> str:
@@ -78,10 +150,10 @@ def _tail_sentence(report) -> str:
         )
     if tail > report.mu * (1.0 + 1e-9):
         return (
-            f"the far tail needs mu = {_num(tail, 5)} (the GDPT tail limit; subsampling does not "
+            f"the far tail needs mu = {up(tail, 5)} (the GDPT tail limit; subsampling does not "
             "amplify the tail), so a strict (delta = 0) guarantee needs that much"
         )
-    return f"the far tail needs mu = {_num(tail, 5)} (the GDPT tail limit), no more than mu"
+    return f"the far tail needs mu = {up(tail, 5)} (the GDPT tail limit), no more than mu"
 
 
 # ---------------------------------------------------------------------------
@@ -187,28 +259,28 @@ def to_json(report) -> str:
 def _guarantee_line(report) -> str:
     if report.delta_tail > 0.0:
         return (
-            f"mu = {report.mu:.4f}  (mu-GDP except with probability "
-            f"delta_tail = {report.delta_tail:.2g})"
+            f"mu = {up_fixed(report.mu)}  (mu-GDP except with probability "
+            f"delta_tail = {up(report.delta_tail, 2)})"
         )
-    return f"mu = {report.mu:.4f}  (strict mu-GDP: no failure probability)"
+    return f"mu = {up_fixed(report.mu)}  (strict mu-GDP: no failure probability)"
 
 
 def to_text(report) -> str:
     """The report as plain text."""
     neighbouring = report.neighbouring.value.replace("_", "/")
     lines = [f"{report.title}  [{neighbouring} neighbouring]", _guarantee_line(report)]
-    lines.append(f"regret = {_num(report.regret, 3)} (upper bound): {_tier_sentence(report)}")
+    lines.append(f"regret = {up(report.regret, 3)} (upper bound): {_tier_sentence(report)}")
     lines.append(
-        f"advantage = {_num(report.advantage, 5)} (upper bound; lower bound "
-        f"{_num(report.advantage_lower, 5)}); mu implies {_num(report.advantage_mu, 5)}, "
-        f"at most 2 x regret = {_num(2.0 * report.regret, 3)} more"
+        f"advantage = {up(report.advantage, 5)} (upper bound; lower bound "
+        f"{down(report.advantage_lower, 5)}); mu implies {up(report.advantage_mu, 5)}, "
+        f"at most 2 x regret = {up(2.0 * report.regret, 3)} more"
     )
     lines.append("where mu stops holding:")
     if report.delta_tail > 0.0:
         lines.append(
-            f"  certified down to delta = {report.delta_tail:.2g} (epsilon up to "
-            f"{_num(report.epsilon_tail, 5)}); the accountant resolves nothing below its "
-            f"floor {report.delta_floor:.2g}"
+            f"  certified down to delta = {up(report.delta_tail, 2)} (epsilon up to "
+            f"{down(report.epsilon_tail, 5)}); the accountant resolves nothing below its "
+            f"floor {up(report.delta_floor, 2)}"
         )
     else:
         lines.append("  certified for every delta (closed form)")
@@ -216,9 +288,9 @@ def to_text(report) -> str:
     lines.append("epsilon at delta (upper bound, lower bound; from mu; the mu this point needs):")
     for row in report.epsilons:
         lines.append(
-            f"  delta = {row.delta:g}: epsilon = {_num(row.epsilon, 6)} (lower "
-            f"{_num(row.epsilon_lower, 6)}); mu gives {_num(row.epsilon_mu, 6)}; "
-            f"needs mu = {_num(row.mu_at_delta, 5)}"
+            f"  delta = {row.delta:g}: epsilon = {up(row.epsilon, 6)} (lower "
+            f"{down(row.epsilon_lower, 6)}); mu gives {up(row.epsilon_mu, 6)}; "
+            f"needs mu = {up(row.mu_at_delta, 5)}"
         )
     if report.tier == 2:
         lines.append(
@@ -228,8 +300,9 @@ def to_text(report) -> str:
         for row in report.table:
             label = f"  {row.label}" if row.label else ""
             lines.append(
-                f"  {row.alpha:<14.4g} {_beta_text(row.beta):<20} "
-                f"{_beta_text(row.beta_optimistic):<20} {_beta_text(row.beta_mu)}{label}"
+                f"  {row.alpha:<14.4g} {_beta_text(row.beta, 'lower'):<20} "
+                f"{_beta_text(row.beta_optimistic, 'upper'):<20} "
+                f"{_beta_text(row.beta_mu, 'lower')}{label}"
             )
     lines.append(f"method: {report.method}")
     return "\n".join(lines)
@@ -241,18 +314,18 @@ def to_text(report) -> str:
 
 
 def _markdown_summary(report) -> list[str]:
-    failure = f"{report.delta_tail:.2g}" if report.delta_tail > 0.0 else "0 (strict, closed form)"
-    tail = "—" if report.mu_tail is None else _num(report.mu_tail, 5)
+    failure = up(report.delta_tail, 2) if report.delta_tail > 0.0 else "0 (strict, closed form)"
+    tail = "—" if report.mu_tail is None else up(report.mu_tail, 5)
     return [
         "| quantity | value | kind |",
         "|---|---|---|",
-        f"| μ | {report.mu:.4f} | "
+        f"| μ | {up_fixed(report.mu)} | "
         + ("μ-GDP except with probability δ_tail |" if report.delta_tail > 0 else "strict μ-GDP |"),
-        f"| δ_tail | {failure} | certified down to this δ (ε ≤ {_num(report.epsilon_tail, 5)}) |",
-        f"| regret Δ | {_num(report.regret, 3)} | upper bound (Δ-divergence to μ) |",
+        f"| δ_tail | {failure} | certified down to this δ (ε ≤ {down(report.epsilon_tail, 5)}) |",
+        f"| regret Δ | {up(report.regret, 3)} | upper bound (Δ-divergence to μ) |",
         f"| tier | {'I' if report.tier == 1 else 'II'} | Tier I iff regret ≤ 0.01 |",
-        f"| advantage | {_num(report.advantage, 5)} | upper bound (lower "
-        f"{_num(report.advantage_lower, 5)}; μ implies {_num(report.advantage_mu, 5)}) |",
+        f"| advantage | {up(report.advantage, 5)} | upper bound (lower "
+        f"{down(report.advantage_lower, 5)}; μ implies {up(report.advantage_mu, 5)}) |",
         f"| μ of the far tail | {tail} | GDPT tail limit (strict δ = 0 guarantee) |",
     ]
 
@@ -269,16 +342,16 @@ def to_markdown(report) -> str:
     ]
     for row in report.epsilons:
         lines.append(
-            f"| {row.delta:g} | {_num(row.epsilon, 6)} | {_num(row.epsilon_lower, 6)} | "
-            f"{_num(row.epsilon_mu, 6)} | {_num(row.mu_at_delta, 5)} |"
+            f"| {row.delta:g} | {up(row.epsilon, 6)} | {down(row.epsilon_lower, 6)} | "
+            f"{up(row.epsilon_mu, 6)} | {up(row.mu_at_delta, 5)} |"
         )
     if report.tier == 2:
         lines += ["", "| α | β (pessimistic) | β (optimistic) | β from μ |", "|---|---|---|---|"]
         for row in report.table:
             name = f"{row.alpha:.4g}" + (" (α*, max advantage)" if row.label else "")
             lines.append(
-                f"| {name} | {_beta_text(row.beta)} | {_beta_text(row.beta_optimistic)} | "
-                f"{_beta_text(row.beta_mu)} |"
+                f"| {name} | {_beta_text(row.beta, 'lower')} | "
+                f"{_beta_text(row.beta_optimistic, 'upper')} | {_beta_text(row.beta_mu, 'lower')} |"
             )
     lines += ["", f"{_capital(_tail_sentence(report))}."]
     return "\n".join(lines)
@@ -384,11 +457,11 @@ def linear_svg(report) -> str:
         [
             ("curve (pessimistic)", "#1f77b4", ""),
             ("curve (optimistic)", "#9ecae1", ""),
-            (f"mu-GDP, mu = {report.mu:.4g}", "#d62728", "6 3"),
+            (f"mu-GDP, mu = {up(report.mu, 4)}", "#d62728", "6 3"),
             ("no privacy loss", "#999", "4 4"),
         ]
     )
-    return _svg(parts, f"trade-off curve against mu = {report.mu:.4g}")
+    return _svg(parts, f"trade-off curve against mu = {up(report.mu, 4)}")
 
 
 def log_svg(report) -> str:
@@ -420,7 +493,7 @@ def log_svg(report) -> str:
     parts += _legend(
         [
             ("curve (pessimistic)", "#1f77b4", ""),
-            (f"mu-GDP, mu = {report.mu:.4g}", "#d62728", "6 3"),
+            (f"mu-GDP, mu = {up(report.mu, 4)}", "#d62728", "6 3"),
             ("TPR = FPR", "#999", "4 4"),
         ],
         bottom=True,
@@ -452,7 +525,7 @@ def difference_svg(report) -> str:
         ticks_y,
     )
     parts.append(_polyline(*xy(alphas, gap), "#2ca02c"))
-    parts += _legend([(f"regret (diagonal) <= {_num(report.regret, 3)}", "#ffffff", "")])
+    parts += _legend([(f"regret (diagonal) <= {up(report.regret, 3)}", "#ffffff", "")])
     return _svg(parts, "difference between the curve and the mu-GDP curve")
 
 
@@ -474,48 +547,48 @@ def to_html(report) -> str:
     e = html.escape
     neighbouring = report.neighbouring.value.replace("_", "/")
     failure = (
-        f"except with probability δ_tail = {report.delta_tail:.2g}"
+        f"except with probability δ_tail = {up(report.delta_tail, 2)}"
         if report.delta_tail > 0.0
         else "strictly (closed form)"
     )
     summary = "".join(
         f"<tr><th>{e(name)}</th><td>{e(value)}</td><td>{e(kind)}</td></tr>"
         for name, value, kind in (
-            ("μ", f"{report.mu:.4f}", f"μ-GDP {failure}"),
+            ("μ", up_fixed(report.mu), f"μ-GDP {failure}"),
             (
                 "regret Δ",
-                _num(report.regret, 3),
+                up(report.regret, 3),
                 "upper bound; " + ("Tier I (≤ 0.01)" if report.tier == 1 else "Tier II (> 0.01)"),
             ),
             (
                 "advantage",
-                _num(report.advantage, 5),
-                f"upper bound (lower {_num(report.advantage_lower, 5)}); "
-                f"μ implies {_num(report.advantage_mu, 5)}, at most 2·regret more",
+                up(report.advantage, 5),
+                f"upper bound (lower {down(report.advantage_lower, 5)}); "
+                f"μ implies {up(report.advantage_mu, 5)}, at most 2·regret more",
             ),
             (
                 "certified down to",
-                f"δ = {_num(report.delta_tail, 3)}",
-                f"ε ≤ {_num(report.epsilon_tail, 5)}; accountant floor "
-                f"{_num(report.delta_floor, 3)}",
+                f"δ = {up(report.delta_tail, 3)}",
+                f"ε ≤ {down(report.epsilon_tail, 5)}; accountant floor {up(report.delta_floor, 3)}",
             ),
             (
                 "μ of the far tail",
-                "—" if report.mu_tail is None else _num(report.mu_tail, 5),
+                "—" if report.mu_tail is None else up(report.mu_tail, 5),
                 "GDPT tail limit: what a strict (δ = 0) guarantee needs",
             ),
         )
     )
     epsilon_rows = "".join(
-        f"<tr><td>{row.delta:g}</td><td>{_num(row.epsilon, 6)}</td>"
-        f"<td>{_num(row.epsilon_lower, 6)}</td><td>{_num(row.epsilon_mu, 6)}</td>"
-        f"<td>{_num(row.mu_at_delta, 5)}</td></tr>"
+        f"<tr><td>{row.delta:g}</td><td>{up(row.epsilon, 6)}</td>"
+        f"<td>{down(row.epsilon_lower, 6)}</td><td>{up(row.epsilon_mu, 6)}</td>"
+        f"<td>{up(row.mu_at_delta, 5)}</td></tr>"
         for row in report.epsilons
     )
     curve_rows = "".join(
         f"<tr><td>{row.alpha:.4g}{' (α*)' if row.label else ''}</td>"
-        f"<td>{e(_beta_text(row.beta))}</td><td>{e(_beta_text(row.beta_optimistic))}</td>"
-        f"<td>{e(_beta_text(row.beta_mu))}</td></tr>"
+        f"<td>{e(_beta_text(row.beta, 'lower'))}</td>"
+        f"<td>{e(_beta_text(row.beta_optimistic, 'upper'))}</td>"
+        f"<td>{e(_beta_text(row.beta_mu, 'lower'))}</td></tr>"
         for row in report.table
     )
     tier_note = (
@@ -534,7 +607,7 @@ def to_html(report) -> str:
 <body>
 <h1>{e(report.title)}</h1>
 <p class="note">{e(neighbouring)} neighbouring; {e(report.method)}</p>
-<p class="headline">μ = {report.mu:.4f}, {e(failure)}; regret {_num(report.regret, 3)}.</p>
+<p class="headline">μ = {up_fixed(report.mu)}, {e(failure)}; regret {up(report.regret, 3)}.</p>
 <table>{summary}</table>
 <p>{e(_capital(_tail_sentence(report)))}.</p>
 <h2>ε at δ</h2>
