@@ -316,3 +316,42 @@ def test_bad_input_is_rejected():
         report(ApproxDP(1.0, 1e-3), delta_tail=1e-6)
     with pytest.raises(ValueError, match="delta must be in"):
         report(Gaussian(1.0), deltas=[0.0])
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-12, 3e-7])
+@pytest.mark.parametrize("steps_below_one", [1, 3, 1000])
+def test_mu_of_tests_keeps_the_digits_of_tpr_near_one(delta, steps_below_one):
+    """μ = Φ⁻¹(c) − Φ⁻¹(x) with c = (t − δ)/(1 − δ) within ulps of 1: taken from 1 − c.
+
+    Forming c in floating point lost up to ~30% of 1 − c (μ off by ~0.1) for
+    t = 1 − 3·2⁻⁵³, δ = 1e-12; and t = 1 exactly (a curve cut at TPR 1) made
+    the advantage branch's quantile infinite.
+    """
+    from gaussdp.report.tight_mu import mu_of_tests
+
+    t = 1.0 - steps_below_one * 2.0**-53
+    alpha = 1e-20
+    value = float(
+        mu_of_tests(np.array([alpha]), np.array([math.log(alpha)]), np.array([t]), delta)[0]
+    )
+    scale = 1 - mpmath.mpf(delta)
+    x, rest = mpmath.mpf(alpha) / scale, (1 - mpmath.mpf(t)) / scale
+    reference = references.normal_quantile_of_complement(
+        x
+    ) + references.normal_quantile_of_complement(rest)
+    if x > mpmath.ncdf(-reference / 2):  # beyond the slope −1 point: the advantage decides
+        q = (1 - mpmath.mpf(t) + alpha) / (2 * scale)
+        reference = max(
+            2 * references.normal_quantile_of_complement(x),
+            2 * references.normal_quantile_of_complement(q),
+        )
+    assert value == pytest.approx(float(reference), rel=1e-12)
+
+
+def test_a_test_at_tpr_one_needs_the_advantage_mu_not_infinity():
+    from gaussdp.report.tight_mu import mu_of_tests
+
+    alpha = 1e-30
+    value = float(mu_of_tests(np.array([alpha]), np.array([math.log(alpha)]), np.ones(1), 0.0)[0])
+    expected = 2 * references.normal_quantile_of_complement(mpmath.mpf(alpha) / 2)
+    assert value == pytest.approx(float(expected), rel=1e-12)

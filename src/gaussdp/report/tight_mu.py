@@ -175,14 +175,20 @@ def mu_of_tests(alpha, log_alpha, tpr, delta: float) -> np.ndarray:
     log_x = np.minimum(log_alpha - np.log1p(-delta), 0.0)
     z_alpha = special.ndtri_exp(log_x)
     c = np.clip((tpr - delta) / scale, 0.0, 1.0)
-    with np.errstate(invalid="ignore"):
-        mu = special.ndtri(c) - z_alpha
+    # Φ⁻¹(c) from the complement 1 − c = (1 − t)/(1 − δ) where c > ½: t within 1e-16
+    # of 1 keeps its digits (1 − t is exact there), where c itself would round to 1.
+    rest = np.clip((1.0 - tpr) / scale, 0.0, 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        quantile = np.where(c > 0.5, -special.ndtri(rest), special.ndtri(c))
+        mu = quantile - z_alpha
         beyond = np.flatnonzero(z_alpha > -0.5 * mu)
     if beyond.size:
-        # Tests past the point where the target has slope −1: the advantage decides.
+        # Tests past the point where the target has slope −1: the advantage decides,
+        # μ ≥ 2Φ⁻¹((1 + (t − α − δ)/(1 − δ))/2) = −2Φ⁻¹(q), q = (1 − t + α)/(2(1 − δ)),
+        # taken from q so that t = 1 − 1e-20 (or exactly 1) keeps α's digits.
         scale_b = scale if scale.ndim == 0 else scale[beyond]
-        delta_b = delta if delta.ndim == 0 else delta[beyond]
-        needed = (tpr[beyond] - alpha[beyond] - delta_b) / scale_b
-        mu_adv = 2.0 * special.ndtri(np.clip(0.5 * (1.0 + needed), 0.0, 1.0))
+        q = ((1.0 - tpr[beyond]) + alpha[beyond]) / (2.0 * scale_b)
+        with np.errstate(divide="ignore"):
+            mu_adv = np.where(q > 0.0, -2.0 * special.ndtri(np.clip(q, 0.0, 1.0)), np.inf)
         mu[beyond] = np.maximum(-2.0 * z_alpha[beyond], mu_adv)
     return np.where(np.isnan(mu), -np.inf, mu)
