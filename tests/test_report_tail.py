@@ -161,3 +161,89 @@ def test_a_profile_of_an_exactly_gdp_mechanism_reports_its_mu(mu):
     eps = np.linspace(0.0, 40.0, 40001)
     bound = r.delta_tail + (1.0 - r.delta_tail) * np.asarray(gdp.delta(r.mu, eps))
     assert np.all(np.asarray(accounting.delta(eps)) <= bound * (1 + 1e-9) + 1e-16)
+
+
+# ---------------------------------------------------------------------------
+# Where rounding, not the mechanism, sets μ (or makes it ∞)
+# ---------------------------------------------------------------------------
+
+
+def test_a_curve_cut_at_tpr_one_gives_a_finite_certified_mu():
+    """ZCDP(50): the certified curve reaches TPR 1 at FPR 2.9e-24 (allowance 2e-13).
+
+    That point made μ = ∞ (1 − tiny rounded to 1 in the quantile); the hull
+    cut at TPR 1 is as certified (no test has TPR > 1) and its symmetric curve
+    is μ-GDP for a finite μ. The report says that rounding sets μ there.
+    """
+    from gaussdp.report.render import up
+
+    accounting = account(ZCDP(50.0))
+    r = accounting.gdp()
+    assert math.isfinite(r.mu) and r.mu < 25.0
+    needs = max(row.mu_at_delta for row in r.epsilons)
+    assert needs < r.mu
+    eps = np.linspace(0.0, 600.0, 60001)
+    bound = r.delta_tail + (1.0 - r.delta_tail) * np.asarray(gdp.delta(r.mu, eps))
+    assert np.all(np.asarray(accounting.delta(eps)) <= bound * (1 + 1e-9) + 1e-16)
+    alphas = np.concatenate((np.logspace(-300, 0, 3001), np.linspace(0.0, 1.0, 1001)))
+    assert np.all(r.beta_mu(alphas) <= r.beta(alphas) + 1e-15)
+    limit = r.rounding_limit
+    assert limit is not None and limit.allowance > 0.0
+    # μ is what the cut point needs: the advantage condition −2Φ⁻¹(α'/(2(1 − δ))).
+    alpha_cut = mpmath.exp(limit.log_alpha_zero)
+    expected = 2 * references.normal_quantile_of_complement(alpha_cut / (2 * (1 - r.delta_tail)))
+    assert r.mu == pytest.approx(float(expected), rel=1e-9)
+    text = r.to_text()
+    assert "mu is set where the computed curve reaches true-positive rate 1" in text
+    assert f"the epsilon rows need at most mu = {up(needs, 5)}" in text
+    for output_format in ("markdown", "html"):
+        assert "mu is set where the computed curve reaches" in r.render(output_format).lower()
+    assert "allowance" in r.to_dict()["rounding_limit"]
+
+
+def test_no_rounding_note_where_the_mechanism_sets_mu():
+    r = account(DPSGD(9.4, 0.32768, 2000)).gdp()
+    assert r.rounding_limit is None
+    assert "mu is set where" not in r.to_text() and "no finite mu" not in r.to_text()
+    assert "rounding_limit" not in r.to_dict()
+
+
+def _direction(log_alpha, tpr, floor):
+    from gaussdp.report import _steep
+
+    log_alpha = np.asarray(log_alpha, dtype=float)
+    losses = np.arange(log_alpha.size - 1, 0, -1, dtype=float) - 1.0  # decreasing, ends at 0
+    return _steep.Direction(losses, np.exp(log_alpha), log_alpha, np.asarray(tpr), floor)
+
+
+def test_infinite_mu_is_explained_and_a_larger_delta_tail_suggested_only_if_it_helps():
+    """μ = ∞ from a test at α = 0 (its Q-mass underflowed) with TPR 1e-7 above the floor."""
+    from types import SimpleNamespace
+
+    from gaussdp.report import _steep, core
+    from gaussdp.report.render import _rounding_sentence
+
+    floor = 1e-12
+    direction = _direction(
+        [-np.inf, -np.inf, np.log(1e-3), np.log(0.3)], [floor, 1e-7, 0.05, 0.8], floor
+    )
+    steep = _steep.steep_curve([direction])
+    mu, failure = core.fit(steep, [direction], None)
+    assert math.isinf(mu)
+    info = core.why_infinite(steep, [direction], failure)
+    assert info.needed == pytest.approx(1e-7)
+    assert info.suggested_delta_tail == pytest.approx(1.1e-7)
+    checked, _ = core.fit(steep, [direction], info.suggested_delta_tail)
+    assert math.isfinite(checked) and info.suggested_mu == checked
+    row = SimpleNamespace(mu_at_delta=2.0)
+    sentence = _rounding_sentence(SimpleNamespace(rounding_limit=info, mu=mu, epsilons=[row]))
+    assert sentence.startswith("no finite mu is certified: the computed curve starts below")
+    assert "--delta-tail 1.1e-07" in sentence
+    # A test with TPR 1 at α = 1e-40 (where no larger δ_tail helps) is not suggested away.
+    blocked = core.RoundingLimit(math.log(1e-40), 3e-10, 1.0)
+    sentence = _rounding_sentence(SimpleNamespace(rounding_limit=blocked, mu=mu, epsilons=[row]))
+    assert "true-positive rate 1 at false-positive rate alpha = 1e-40" in sentence
+    assert "rounding allowance (3e-10" in sentence
+    assert (
+        "A larger --delta-tail does not help (it would have to be at least 1 - 1e-40)" in sentence
+    )

@@ -43,6 +43,7 @@ from gaussdp.report.core import (
     TIER_I_REGRET,
     EpsilonRow,
     Report,
+    RoundingLimit,
     TableRow,
     report,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "TIER_I_REGRET",
     "EpsilonRow",
     "Report",
+    "RoundingLimit",
     "TableRow",
     "advantage_gap_bound",
     "failure_probability",

@@ -272,6 +272,8 @@ class SteepCurve:
     excess : float
         The largest rounding allowance carried in a direction's atoms
         (:attr:`Direction.excess`).
+    log_alpha_one : float or None
+        log α' where the hull was cut at TPR 1 (the last vertex), or None.
     advantage : float
         δ_up(0) = max_k (t_k − α_k), the largest TPR − FPR of any test.
     """
@@ -285,6 +287,7 @@ class SteepCurve:
     slack: float
     advantage: float
     excess: float = 0.0
+    log_alpha_one: float | None = None
 
     def tpr_at(self, alpha) -> np.ndarray:
         """S(α): the true-positive rate of the steep half at false-positive rate α."""
@@ -359,10 +362,54 @@ def steep_curve(directions: list[Direction]) -> SteepCurve:
     keep = np.ones(alpha.size, dtype=bool)
     keep[:-1] = (alpha[1:] != alpha[:-1]) | (log_alpha[1:] != log_alpha[:-1])
     alpha, log_alpha, tpr = alpha[keep], log_alpha[keep], np.maximum.accumulate(tpr[keep])
+    alpha, log_alpha, tpr, deltas, advantage, log_cut = _capped_at_one(
+        alpha, log_alpha, tpr, grid, deltas, advantage
+    )
     floor = max(d.floor for d in directions)
     slack = max(d.slack for d in directions)
     excess = max(d.excess for d in directions)
-    return SteepCurve(grid, deltas, alpha, log_alpha, tpr, floor, slack, advantage, excess)
+    return SteepCurve(grid, deltas, alpha, log_alpha, tpr, floor, slack, advantage, excess, log_cut)
+
+
+def _capped_at_one(alpha, log_alpha, tpr, grid, deltas, advantage):
+    """min(S, 1): the hull cut where it reaches true-positive rate 1.
+
+    Allowances added to every t (slack, P(+∞), the excess of curve pairs) can
+    carry the hull above 1, which no test reaches: the TPR of any test is at
+    most 1, so min(S, 1) is as certified as S. Its vertices are those below 1
+    and the point (α', 1) where the segment crossing 1 reaches it (α' from
+    log-space interpolation, nudged down: a smaller α' only lowers the curve);
+    its profile is 1 − e^ε α' for slopes e^ε below that segment's, and
+    unchanged above. Without the cut a test with t ≥ 1 at α > 0 needs μ = ∞
+    although the (symmetric) curve it gives is μ-GDP for a finite μ.
+    """
+    over = np.flatnonzero(tpr >= 1.0)
+    if over.size == 0 or over[0] == 0:
+        return alpha, log_alpha, tpr, deltas, advantage, None
+    k = int(over[0])
+    t0, t1 = float(tpr[k - 1]), float(tpr[k])
+    la0, la1 = float(log_alpha[k - 1]), float(log_alpha[k])
+    share = (1.0 - t0) / (t1 - t0)  # in (0, 1]
+    if share >= 1.0:
+        log_cross = la1
+    elif math.isinf(la0):
+        log_cross = la1 + math.log(share)
+    else:
+        log_cross = float(np.logaddexp(la0 + math.log1p(-share), la1 + math.log(share)))
+    log_cross -= 1e-14 * (1.0 + abs(log_cross))
+    # The segment's slope e^{ε_s} = (t1 − t0)/(α1 − α0); slopes below it now support at α'.
+    run = la1 if math.isinf(la0) else la1 + math.log1p(-math.exp(la0 - la1))
+    log_slope = math.log(t1 - t0) - run
+    with np.errstate(over="ignore"):
+        capped = 1.0 - np.exp(grid + log_cross)
+    below = grid < log_slope
+    deltas = np.where(below, np.minimum(deltas, capped), deltas)
+    if log_slope > 0.0:  # ε = 0 is below the segment's slope: the advantage is capped too
+        advantage = float(np.clip(min(advantage, 1.0 - math.exp(log_cross)), 0.0, 1.0))
+    alpha = np.append(alpha[:k], math.exp(log_cross))
+    log_alpha = np.append(log_alpha[:k], log_cross)
+    tpr = np.append(tpr[:k], 1.0)
+    return alpha, log_alpha, tpr, deltas, advantage, log_cross
 
 
 _GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0

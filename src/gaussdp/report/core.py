@@ -71,6 +71,7 @@ __all__ = [
     "TIER_I_REGRET",
     "EpsilonRow",
     "Report",
+    "RoundingLimit",
     "TableRow",
     "report",
 ]
@@ -81,6 +82,8 @@ DEFAULT_DELTAS = (1e-5, 1e-6, 1e-9)
 TABLE_ALPHAS = (1e-10, 1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 1e-1)
 #: Tier I when the regret is at most this (§4.2).
 TIER_I_REGRET = 0.01
+#: A δ_tail above this is not suggested to make μ finite (it would mean nothing).
+LARGEST_SUGGESTED_DELTA_TAIL = 1e-2
 #: μ is fitted with failure probability δ_floor + NOISE_SHARE·(slack + excess) (module docstring).
 NOISE_SHARE = 0.1
 # Tests with α below this are also checked in log space (exp underflows near 1e-308).
@@ -131,6 +134,38 @@ class TableRow:
     label: str = ""
 
 
+@dataclass(frozen=True)
+class RoundingLimit:
+    """Where rounding, not the mechanism, sets μ (or makes it ∞).
+
+    The accountant adds allowances to every true-positive rate (slack, the
+    excess P-mass of curve pairs); where the curve's false-negative rate is no
+    larger than them, the certified curve reaches β = 0 at a false-positive
+    rate α₀ > 0 (TPR cut at 1). Its symmetric curve is then μ-GDP only for
+    μ ≥ about −2Φ⁻¹(α₀/2), which can exceed what every ε row needs; and a
+    test that still has TPR ≥ 1 at α₀ (or mass at α = 0 above δ_tail) makes μ
+    infinite for every δ_tail below 1 − α₀.
+
+    Attributes
+    ----------
+    log_alpha_zero : float
+        log α₀ (natural log; −inf if the curve starts below 1 − δ_tail at α = 0).
+    allowance : float
+        slack + excess of the accountant's profiles.
+    needed : float or None
+        When μ = ∞: the smallest δ_tail for which a finite μ is possible at all.
+    suggested_delta_tail, suggested_mu : float or None
+        When μ = ∞: a δ_tail (at most :data:`LARGEST_SUGGESTED_DELTA_TAIL`)
+        checked to give a finite μ, and that μ; None if there is none.
+    """
+
+    log_alpha_zero: float
+    allowance: float
+    needed: float | None = None
+    suggested_delta_tail: float | None = None
+    suggested_mu: float | None = None
+
+
 @dataclass(frozen=True, eq=False)
 class Report:
     """A μ-GDP report of one mechanism (Gomez et al. 2025, §4). See :mod:`gaussdp.report.core`.
@@ -178,6 +213,10 @@ class Report:
         The curve at :data:`TABLE_ALPHAS` and at α*.
     exact : bool
         True for closed forms (no discretisation: bounds coincide).
+    rounding_limit : RoundingLimit or None
+        Set when rounding allowances, not the mechanism, decide μ: μ = ∞, or
+        μ set where the certified curve is cut at TPR 1 and above what every
+        ε row needs.
     """
 
     title: str
@@ -200,6 +239,7 @@ class Report:
     exact: bool
     _beta: Callable[[np.ndarray], np.ndarray] = field(repr=False)
     _beta_optimistic: Callable[[np.ndarray], np.ndarray] = field(repr=False)
+    rounding_limit: RoundingLimit | None = None
 
     # -- the curves ----------------------------------------------------------
 
@@ -314,7 +354,10 @@ def _smallest_failure(log_alpha, tpr, mu: float, low: float) -> float:
     below the resolution, whose t is at most 2·δ_floor.
     """
     covered = special.ndtr(mu + special.ndtri_exp(np.minimum(log_alpha, 0.0)))
-    needed = (tpr - covered) / (1.0 - covered)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        needed = (tpr - covered) / (1.0 - covered)
+    # Where T_μ(α) rounds to 1 this bound says nothing (0/0): no δ below 1 is shown to do.
+    needed = np.where(np.isnan(needed), math.inf, needed)
     return float(max(low, np.max(needed))) if needed.size else low
 
 
@@ -359,6 +402,57 @@ def fit(
     if not np.any(need):
         return mu, floor
     return mu, min(chosen, _smallest_failure(log_alpha[need], tpr[need], mu, floor))
+
+
+def why_infinite(
+    steep: _steep.SteepCurve, directions: list[_steep.Direction], failure: float
+) -> RoundingLimit | None:
+    """Why μ is ∞ with failure probability ``failure``, and which δ_tail (if any) helps.
+
+    A test needs μ = ∞ when G_μ ⊗ f_{0,δ} can never reach it: its
+    true-positive rate is (numerically) 1 at a false-positive rate α < 1 − δ,
+    or it has α = 0 and a true-positive rate above δ. The first needs
+    δ ≥ 1 − α, the second δ ≥ t; a larger δ_tail is suggested only if it is
+    at most :data:`LARGEST_SUGGESTED_DELTA_TAIL` and :func:`fit` with it
+    (rounded up as printed) really gives a finite μ.
+    """
+    from gaussdp.report.render import up
+
+    alpha, log_alpha, tpr = _candidates(steep, directions)
+    blocking = mu_of_tests(alpha, log_alpha, tpr, failure) == math.inf
+    if not np.any(blocking):
+        return None
+    at_zero = blocking & np.isneginf(log_alpha)
+    positive = blocking & ~np.isneginf(log_alpha)
+    needed = 0.0
+    if np.any(at_zero):
+        needed = float(np.max(tpr[at_zero]))
+    log_alpha_zero = -math.inf
+    if np.any(positive):
+        log_alpha_zero = float(np.min(log_alpha[positive]))
+        needed = max(needed, float(np.max(-np.expm1(log_alpha[positive]))))
+    info = RoundingLimit(log_alpha_zero, steep.slack + steep.excess, needed)
+    if needed < LARGEST_SUGGESTED_DELTA_TAIL:
+        candidate = max(float(up(needed * (1.0 + 1e-9), 2)), steep.floor)
+        if candidate < 1.0:
+            mu, _ = fit(steep, directions, candidate)
+            if math.isfinite(mu):
+                info = RoundingLimit(log_alpha_zero, info.allowance, needed, candidate, mu)
+    return info
+
+
+def _cut_sets_mu(steep: _steep.SteepCurve, mu: float, failure: float, rows) -> RoundingLimit | None:
+    """A :class:`RoundingLimit` if the cut at TPR 1 sets μ above what every ε row needs."""
+    log_cut = steep.log_alpha_one
+    if log_cut is None:
+        return None
+    at_cut = float(
+        mu_of_tests(np.array([math.exp(log_cut)]), np.array([log_cut]), np.ones(1), failure)[0]
+    )
+    needed = max((row.mu_at_delta for row in rows), default=0.0)
+    if at_cut < mu * (1.0 - 1e-9) or not mu > needed * (1.0 + 1e-6):
+        return None
+    return RoundingLimit(log_cut, steep.slack + steep.excess)
 
 
 # ---------------------------------------------------------------------------
@@ -495,8 +589,14 @@ def from_accounting(
 
     alpha_star = 0.5 * (1.0 - advantage)
     epsilon_tail = float(gdp.epsilon(mu, failure)) if failure > 0.0 else math.inf
+    rows = _epsilon_rows(accounting, deltas, mu, failure)
+    limit = None
     if math.isinf(mu):
         epsilon_tail = math.inf
+        if groups is None:
+            limit = why_infinite(steep_up, upper_directions, failure)
+    elif groups is None:
+        limit = _cut_sets_mu(steep_up, mu, failure, rows)
     return Report(
         **common,
         mu=mu,
@@ -509,11 +609,12 @@ def from_accounting(
         advantage_mu=_guarantee_advantage(mu, failure),
         alpha_star=alpha_star,
         tier=1 if regret_value <= TIER_I_REGRET else 2,
-        epsilons=_epsilon_rows(accounting, deltas, mu, failure),
+        epsilons=rows,
         table=_table(steep_up.beta_at, optimistic_beta, mu, failure, alpha_star),
         exact=exact,
         _beta=steep_up.beta_at,
         _beta_optimistic=optimistic_beta,
+        rounding_limit=limit,
     )
 
 

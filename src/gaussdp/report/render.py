@@ -129,6 +129,59 @@ def _beta_text(beta: float, bound: str) -> str:
     return down(beta, 6) if lower else up(beta, 6)
 
 
+def _up_from_log(log_value: float, digits: int = 2) -> str:
+    """e^{log_value} rounded up, also where it underflows a float (e.g. ``3e-400``)."""
+    if log_value > -700.0:
+        return up(math.exp(log_value), digits)
+    tens = log_value / math.log(10.0)
+    exponent = math.floor(tens)
+    mantissa = up(10.0 ** (tens - exponent), digits)
+    if mantissa == "10":
+        mantissa, exponent = "1", exponent + 1
+    return f"{mantissa}e{exponent}"
+
+
+def _rounding_sentence(report) -> str | None:
+    """Where rounding, not the mechanism, sets μ or makes it ∞, in plain words (or None)."""
+    info = getattr(report, "rounding_limit", None)
+    if info is None:
+        return None
+    if math.isinf(info.log_alpha_zero):
+        where = (
+            "the computed curve starts below 1 - delta_tail at alpha = 0 (more mass at "
+            "infinite privacy loss than delta_tail)"
+        )
+        needed = f"at least {up(info.needed, 2)}"
+    else:
+        alpha = _up_from_log(info.log_alpha_zero)
+        where = (
+            f"the computed curve reaches true-positive rate 1 at false-positive rate "
+            f"alpha = {alpha} (an attack with no false negatives there is not ruled out)"
+        )
+        if info.allowance > 0.0:
+            where += (
+                ": its false-negative rate there is no larger than the accountant's rounding "
+                f"allowance ({up(info.allowance, 2)}, added to every true-positive rate), which "
+                "swamps it"
+            )
+        else:
+            where += ": its false-negative rate there is below double precision near 1"
+        needed = f"at least 1 - {alpha}"
+    rows = [row.mu_at_delta for row in report.epsilons]
+    if math.isfinite(report.mu):
+        return f"mu is set where {where}; the epsilon rows need at most mu = {up(max(rows), 5)}"
+    sentence = (
+        f"no finite mu is certified: {where}. The epsilon rows still hold, and 'needs mu' is "
+        "what each single (epsilon, delta) point needs. "
+    )
+    if info.suggested_delta_tail is not None:
+        return (
+            f"{sentence}With --delta-tail {info.suggested_delta_tail:g} (delta_tail="
+            f"{info.suggested_delta_tail:g} in Python) mu = {up_fixed(info.suggested_mu)}"
+        )
+    return f"{sentence}A larger --delta-tail does not help (it would have to be {needed})"
+
+
 def _capital(sentence: str) -> str:
     return sentence[:1].upper() + sentence[1:]
 
@@ -203,6 +256,7 @@ def to_dict(report) -> dict:
         "advantage_gap_bound": 2.0 * report.regret,
         "alpha_star": report.alpha_star,
         "exact": report.exact,
+        **_rounding_entry(report),
         "epsilons": [
             {
                 "delta": row.delta,
@@ -234,6 +288,24 @@ def to_dict(report) -> dict:
         },
     }
     return _clean(payload)
+
+
+def _rounding_entry(report) -> dict:
+    """``rounding_limit`` (the sentence and its numbers) when rounding sets μ, else nothing."""
+    info = getattr(report, "rounding_limit", None)
+    if info is None:
+        return {}
+    entry = {
+        "explanation": _rounding_sentence(report),
+        "log_alpha_zero": info.log_alpha_zero,
+        "allowance": info.allowance,
+    }
+    if info.needed is not None:
+        entry["delta_tail_needed"] = info.needed
+    if info.suggested_delta_tail is not None:
+        entry["suggested_delta_tail"] = info.suggested_delta_tail
+        entry["mu_with_suggested_delta_tail"] = info.suggested_mu
+    return {"rounding_limit": entry}
 
 
 def _clean(value):
@@ -285,6 +357,9 @@ def to_text(report) -> str:
     else:
         lines.append("  certified for every delta (closed form)")
     lines.append(f"  {_tail_sentence(report)}")
+    infinite = _rounding_sentence(report)
+    if infinite is not None:
+        lines.append(f"  {infinite}")
     lines.append("epsilon at delta (upper bound, lower bound; from mu; the mu this point needs):")
     for row in report.epsilons:
         lines.append(
@@ -354,6 +429,9 @@ def to_markdown(report) -> str:
                 f"{_beta_text(row.beta_optimistic, 'upper')} | {_beta_text(row.beta_mu, 'lower')} |"
             )
     lines += ["", f"{_capital(_tail_sentence(report))}."]
+    infinite = _rounding_sentence(report)
+    if infinite is not None:
+        lines += ["", f"**{_capital(infinite)}.**"]
     return "\n".join(lines)
 
 
@@ -539,6 +617,7 @@ td, th { border: 1px solid #ccc; padding: 0.25rem 0.6rem; text-align: left; }
 th { background: #f3f3f3; }
 .figures { display: flex; flex-wrap: wrap; gap: 1rem; }
 .note { color: #555; font-size: 0.9rem; }
+.warning { border-left: 4px solid #d62728; padding-left: 0.6rem; }
 """
 
 
@@ -591,6 +670,10 @@ def to_html(report) -> str:
         f"<td>{e(_beta_text(row.beta_mu, 'lower'))}</td></tr>"
         for row in report.table
     )
+    infinite = _rounding_sentence(report)
+    infinite_paragraph = (
+        "" if infinite is None else f'<p class="warning">{e(_capital(infinite))}.</p>\n'
+    )
     tier_note = (
         "Tier I: the regret is at most 0.01, so μ describes the whole curve; the table is "
         "given for reference."
@@ -610,7 +693,7 @@ def to_html(report) -> str:
 <p class="headline">μ = {up_fixed(report.mu)}, {e(failure)}; regret {up(report.regret, 3)}.</p>
 <table>{summary}</table>
 <p>{e(_capital(_tail_sentence(report)))}.</p>
-<h2>ε at δ</h2>
+{infinite_paragraph}<h2>ε at δ</h2>
 <table><tr><th>δ</th><th>ε (upper)</th><th>ε (lower)</th><th>ε from μ</th>
 <th>μ needed at δ</th></tr>{epsilon_rows}</table>
 <h2>The trade-off curve</h2>
