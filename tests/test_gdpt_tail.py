@@ -138,7 +138,7 @@ def test_evidence_is_returned():
     estimate = gdpt.tail_estimate(gaussian(1.0), epsilon_start=0.5, doublings=6)
     assert estimate.epsilons == tuple(0.5 * 2.0**k for k in range(7))
     np.testing.assert_allclose(estimate.transforms, 1.0, rtol=1e-9)
-    assert estimate.evaluations == 7 + 3  # and the three checks of the head [0, 0.5)
+    assert estimate.evaluations == 7 + 3  # and the three checks of the head (0, 0.5)
 
 
 def test_bad_input():
@@ -165,5 +165,15 @@ def test_a_profile_invalid_near_zero_is_rejected_not_extrapolated():
     def invalid_below_one(epsilon):
         return np.where(np.asarray(epsilon) < 0.3, 1.5, np.exp(-(np.asarray(epsilon) ** 2)))
 
-    with pytest.raises(InvalidParameterError, match=r"delta above 1 \(1.5\) at epsilon=0.0"):
+    with pytest.raises(InvalidParameterError, match=r"delta above 1 \(1.5\) at epsilon=0.125"):
         gdpt.tail_limit(invalid_below_one)
+
+
+def test_a_profile_undefined_at_zero_is_estimated_from_positive_epsilons():
+    # The encoder's 1/ε tail written as a plain Python function: it raises at
+    # ε = 0, where the tail limit never needs it (a CI run once failed on this).
+    def one_over_epsilon(epsilon):
+        return min(1.0, 0.54 / epsilon)
+
+    assert gdpt.tail_limit(one_over_epsilon) == math.inf
+    assert gdpt.tail_estimate(one_over_epsilon).verdict == "not-gdp"

@@ -215,9 +215,10 @@ def tail_estimate(profile, *, epsilon_start=1.0, doublings=20) -> TailEstimate:
     doublings = check_integer("doublings", doublings, low=3)
     reader = read_profile(profile)
     epsilons = start * np.exp2(np.arange(doublings + 1))
-    # The head [0, ε_start) plays no part in the limit, but a profile that is
+    # The head (0, ε_start) plays no part in the limit, but a profile that is
     # invalid there (δ > 1, NaN, increasing) is rejected rather than extrapolated.
-    head = start * np.array([0.0, 0.25, 0.5])
+    # ε = 0 itself is not probed: profiles such as c/ε are valid on ε > 0 only.
+    head = start * np.array([0.125, 0.25, 0.5])
     log_values = reader.log_upper(np.concatenate((head, epsilons)))[head.size :]
     evaluations = [head.size + epsilons.size]
     zeros = np.flatnonzero(log_values == -np.inf)
