@@ -28,6 +28,10 @@ def _check_output(path: str | None) -> None:
     if os.path.isdir(path):
         raise click.ClickException(f"cannot write the report to {path!r}: it is a directory")
     folder = os.path.dirname(os.path.abspath(path))
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise click.ClickException(
+            f"cannot write the report to {path!r}: {folder!r} is a file, not a directory"
+        )
     if not os.path.isdir(folder):
         raise click.ClickException(
             f"cannot write the report to {path!r}: directory {folder!r} does not exist"
