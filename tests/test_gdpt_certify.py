@@ -295,3 +295,17 @@ def test_a_profile_that_fails_in_the_far_tail_is_certified_without_the_tail():
     exact = gdp.mu(0.0, 1.0 - math.exp(-1.0))
     assert certificate.mu_lower <= exact <= certificate.mu_upper
     assert certificate.tail is None
+
+
+def test_search_count_is_logarithmic_for_a_flat_gdpt():
+    # The GDPT of a GDP profile is flat: points that tie the running maximum at
+    # rounding level must not each trigger a search (once 44,000 searches, 2 min).
+    certificate = gdpt.certify(GaussianDP(1.3), 50.0, 1e-4, tail=False)
+    assert certificate.mu_lower <= 1.3 <= certificate.mu_upper
+    assert certificate.width <= 1e-4
+    assert certificate.searches < 100
+
+
+def test_profile_undefined_at_zero_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"epsilon=0\.0"):
+        gdpt.certify(lambda e: min(1.0, 0.54 / e), 5.0, 1e-2, tail=False)

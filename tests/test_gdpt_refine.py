@@ -256,3 +256,17 @@ def test_gdp_profile_refinement_lower_bound_brackets():
     epsilons = np.linspace(0, 4, 9)
     exact = gdp.delta(1.0, epsilons)
     assert np.all(profile.delta_lower(epsilons) <= exact * (1 + 1e-12))
+
+
+def test_plain_python_noise_equations_singular_at_delta_zero():
+    # Written with math, these raise at δ = 0, which the refinement probes; there
+    # no finite noise suffices (σ = ∞), the pessimistic reading.
+    noisy_sgd = gdpt.from_noise_equation(lambda e, d: 2 * math.sqrt(math.log(1 / d)) / e, 2)
+    for epsilon in (0.5, 1.0, 2.0):
+        assert noisy_sgd.delta(epsilon) == pytest.approx(
+            gdpt.example("noisy-sgd").delta(epsilon), rel=1e-9
+        )
+    encoder = gdpt.from_noise_equation(lambda e, d: 10 * math.log(4 / (e * d)), 20)
+    assert encoder.anchor_epsilon == pytest.approx(1.1566, abs=1e-3)
+    refined = gdpt.refine_noise(lambda e, d: -math.log(d) / e, 0.2, math.exp(-2))
+    assert refined.sigma == pytest.approx(8.0857, abs=1e-3)

@@ -56,6 +56,7 @@ _HALF_SQRT_2PI = 0.5 * math.sqrt(2.0 * math.pi)
 # The grid takes this share of the tolerance; the rest is slack for the margins.
 _GRID_SHARE = 0.9
 _BLOCK = 4096
+_LOWER_SLACK = 1e-12
 
 
 @dataclass(frozen=True)
@@ -302,9 +303,13 @@ def certify(
     )
 
     # Lower: points i = 0..n, G(x_i) ≥ μ_GDP(x_i, δ_lower(x_i)).
+    # Skipping a point can only loosen the lower bound, never invalidate it; a
+    # relative slack of 1e-12 keeps points that tie the running maximum (a flat
+    # GDPT, e.g. a GDP profile, at the search's rounding level) from each
+    # triggering a search that cannot move it.
     def lower_needs(block, mu):
         with np.errstate(invalid="ignore"):
-            return gdp.log_delta(mu, grid[block]) < target_lower[block]
+            return gdp.log_delta(mu * (1.0 + _LOWER_SLACK), grid[block]) < target_lower[block]
 
     mu_lower, argmax, lower_searches = _running_max(
         rng.permutation(steps + 1),

@@ -354,14 +354,18 @@ def refine(naive_profile, *, grid=None) -> RefinedProfile:
 # ---------------------------------------------------------------------------
 
 
-def _call_noise(noise_fn: Callable, epsilon: np.ndarray, second: np.ndarray) -> np.ndarray:
+def _call_noise(
+    noise_fn: Callable, epsilon: np.ndarray, second: np.ndarray, singular: np.ndarray | None = None
+) -> np.ndarray:
     """noise_fn on arrays (falling back to a loop), with NaN rejected.
 
     Privacy-utility equations are usually singular at ε = 0 (σ ∝ 1/ε gives 0/0
     or a division error there); at ε = 0 a NaN or an exception is read as
     "no noise suffices" (+inf), the pessimistic reading. Anywhere else it is
-    an error.
+    an error. The same holds where ``singular`` is true (δ = 0, i.e. log δ = −inf:
+    σ ∝ √log(1/δ) or −log δ written with ``math`` raises there).
     """
+    singular = epsilon == 0.0 if singular is None else (singular | (epsilon == 0.0))
     try:
         with np.errstate(all="ignore"):
             values = np.asarray(noise_fn(epsilon, second), dtype=float)
@@ -373,14 +377,14 @@ def _call_noise(noise_fn: Callable, epsilon: np.ndarray, second: np.ndarray) -> 
                 with np.errstate(all="ignore"):
                     values[index] = float(noise_fn(float(epsilon[index]), float(second[index])))
             except Exception as error:
-                if epsilon[index] == 0.0:
+                if singular[index]:
                     values[index] = math.inf
                     continue
                 raise InvalidParameterError(
                     f"noise_fn failed at epsilon={float(epsilon[index])!r}, second argument "
                     f"{float(second[index])!r}: {type(error).__name__}: {error}"
                 ) from None
-    values = np.where(np.isnan(values) & (epsilon == 0.0), np.inf, values)
+    values = np.where(np.isnan(values) & singular, np.inf, values)
     bad = np.isnan(values)
     if np.any(bad):
         index = int(np.flatnonzero(bad.ravel())[0])
@@ -428,7 +432,7 @@ class NoiseEquationProfile:
 
     def _noise(self, epsilon: np.ndarray, log_delta: np.ndarray) -> np.ndarray:
         second = log_delta if self.takes_log_delta else np.exp(log_delta)
-        return _call_noise(self.noise_fn, epsilon, second)
+        return _call_noise(self.noise_fn, epsilon, second, np.isneginf(log_delta))
 
     def log_delta(self, epsilon):
         """log δ̂(ε), by bisection on log δ."""
@@ -615,7 +619,7 @@ def refine_noise(noise_fn: Callable, epsilon, delta, *, log_delta: bool = False,
     def noise(eps0: np.ndarray, delta0: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore"):
             second = np.log(delta0) if log_delta else delta0
-        return _call_noise(noise_fn, eps0, second)
+        return _call_noise(noise_fn, eps0, second, np.asarray(delta0) == 0.0)
 
     sigma_naive = float(noise(np.array([e]), np.array([d]))[0])
     # (e^{ε₀} − e^ε)/(1 + e^{ε₀}) reaches δ at ε_end: beyond it no δ₀ ≥ 0 works.

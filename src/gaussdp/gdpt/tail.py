@@ -14,8 +14,9 @@ profile**; :func:`tail_estimate` estimates it and says how, and its answer is
 an *estimate, not a bound*. Method:
 
 1. Evaluate log δ at ε_k = ε_start·2^k, k = 0 … 20 (up to about 10⁶ by default),
-   in log space when the profile provides ``log_delta`` (and at 0, ε_start/4 and
-   ε_start/2 only to reject a profile that is invalid near 0).
+   in log space when the profile provides ``log_delta`` (and at ε_start/8, ε_start/4
+   and ε_start/2 only to reject a profile that is invalid near 0; ε = 0 itself
+   is never probed).
 2. If δ reaches exactly 0, bisect for the first zero: the profile is ε-DP
    there and the limit is 0 (exact, not an estimate) — unless the last
    non-zero value is below 1e-290 and the profile gives no ``log_delta``, in
