@@ -114,8 +114,11 @@ def test_accountant_gdpt_rises_towards_the_tail_limit():
 def test_delta_tail_is_between_the_floor_and_the_noise_allowance():
     accounting = account(DPSGD(1.1, 0.01, 3000))
     r = accounting.gdp()
-    slack = max(p.shift for p in accounting._guarantee.upper)
-    assert r.delta_floor <= r.delta_tail <= r.delta_floor + NOISE_SHARE * slack + 1e-30
+    upper = accounting._guarantee.upper
+    slack = max(p.shift for p in upper)
+    # The certified tail sums may exceed 1 by their rounding allowance: the excess.
+    excess = max(max(p.tail_p[0] + p.infinity_mass - 1.0, 0.0) for p in upper)
+    assert r.delta_floor <= r.delta_tail <= r.delta_floor + NOISE_SHARE * (slack + excess) + 1e-30
     assert r.epsilon_tail == pytest.approx(gdp.epsilon(r.mu, r.delta_tail), rel=1e-12)
     eps = np.linspace(0.0, r.epsilon_tail + 5.0, 40001)
     bound = r.delta_tail + (1.0 - r.delta_tail) * np.asarray(gdp.delta(r.mu, eps))

@@ -11,6 +11,8 @@ rest of the package never has to re-derive them:
 * its quantile for tiny probabilities and for complements, ``normal_quantile``,
   ``normal_quantile_of_complement``, ``normal_quantile_from_log``;
 * log-space arithmetic, ``log_diff_exp``, ``log1m_exp``, ``log_add_exp``;
+* tail sums of many non-negative masses with a certified rounding bound,
+  ``suffix_sums`` (the unit roundoff is ``UNIT_ROUNDOFF``);
 * a bracketing root finder for monotone functions that returns the side of the
   root the caller asks for, ``monotone_root``, and ``expand_bracket``.
 
@@ -30,6 +32,7 @@ from scipy import special
 __all__ = [
     "LOG_SQRT_2PI",
     "SQRT_HALF_PI",
+    "UNIT_ROUNDOFF",
     "expand_bracket",
     "log1m_exp",
     "log_add_exp",
@@ -45,9 +48,12 @@ __all__ = [
     "normal_quantile_from_log",
     "normal_quantile_of_complement",
     "normal_sf",
+    "suffix_sums",
 ]
 
 LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+#: u = 2⁻⁵³: |fl(x ∘ y) − x ∘ y| ≤ u·|x ∘ y| for every basic operation.
+UNIT_ROUNDOFF = 2.0**-53
 SQRT_HALF_PI = math.sqrt(0.5 * math.pi)
 _SQRT_HALF = math.sqrt(0.5)
 
@@ -203,6 +209,69 @@ def log_diff_exp(a, b):
 def log_add_exp(a, b):
     """log(eᵃ + eᵇ)."""
     return np.logaddexp(a, b)
+
+
+# ---------------------------------------------------------------------------
+# Certified tail sums
+# ---------------------------------------------------------------------------
+
+_SUM_BLOCK = 16
+
+
+def suffix_sums(values: np.ndarray) -> tuple[np.ndarray, float]:
+    """Σ_{i ≥ j} vᵢ for every j, with a trailing 0, and a bound on their relative error.
+
+    A plain running sum of n non-negative terms is only guaranteed to a
+    relative (n − 1)·u (Higham 2002, *Accuracy and Stability of Numerical
+    Algorithms*, §4.2): 2e-10 for the 2·10⁶ atoms of a fine privacy loss
+    distribution, where a tail sum near 1 must be trusted to far less. Here
+    the running sums are taken within blocks of B = 16 terms and the block
+    totals are summed the same way, recursively, over L = ⌈log_B n⌉ levels;
+    every computed sum Ŝⱼ then satisfies
+
+        |Ŝⱼ − Sⱼ| ≤ γ·Sⱼ,   γ = (1 + γ_{B−1})^L (1 + u)^L − 1 ≈ L·B·u,
+
+    with γ_k = k·u/(1 − k·u) (about 1e-14 for 2·10⁶ terms).
+
+    Parameters
+    ----------
+    values : ndarray
+        Non-negative, finite terms v₀, …, v_{n−1}.
+
+    Returns
+    -------
+    sums : ndarray
+        n + 1 entries, ``sums[j]`` = Σ_{i ≥ j} vᵢ and ``sums[n]`` = 0.
+    relative_error : float
+        γ above, rounded up.
+
+    Examples
+    --------
+    >>> sums, bound = suffix_sums(np.full(1000, 0.001))
+    >>> bool(abs(sums[0] - 1.0) <= bound), float(sums[-1]), bound < 1e-14
+    (True, 0.0, True)
+    """
+    values = np.asarray(values, dtype=float)
+    sums, levels = _blocked_suffix_sums(values)
+    u = UNIT_ROUNDOFF
+    block = (_SUM_BLOCK - 1) * u / (1.0 - (_SUM_BLOCK - 1) * u)
+    bound = math.expm1(levels * (math.log1p(block) + math.log1p(u)))
+    return np.concatenate([sums, [0.0]]), bound * (1.0 + 1e-6)
+
+
+def _blocked_suffix_sums(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """Suffix sums by running sums within blocks, recursively over block totals."""
+    n = values.size
+    if n <= _SUM_BLOCK:
+        return np.cumsum(values[::-1])[::-1], 1
+    blocks = -(-n // _SUM_BLOCK)
+    # Column b holds block b; running sums go down the rows, all blocks at once.
+    table = np.zeros((_SUM_BLOCK, blocks))
+    table.T.flat[:n] = values
+    within = np.cumsum(table[::-1], axis=0)[::-1]
+    totals, levels = _blocked_suffix_sums(within[0].copy())
+    within[:, :-1] += totals[1:]  # add the blocks after each block
+    return within.T.ravel()[:n], levels + 1
 
 
 # ---------------------------------------------------------------------------

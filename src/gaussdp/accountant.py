@@ -30,16 +30,17 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from gaussdp import gdp
 from gaussdp import mechanisms as m
+from gaussdp._numerics import UNIT_ROUNDOFF, suffix_sums
 from gaussdp._validation import InvalidParameterError, check_real, restore_shape
 from gaussdp.pld import composition as pld_compose
 from gaussdp.pld.dominating_pairs import dominating_losses, is_identity
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, GridPLD, discretise
 from gaussdp.pld.guarantees import expand_group, simplify_leaves
-from gaussdp.pld.query import Profile, profile_of
+from gaussdp.pld.query import Profile, certify_tail_sums, profile_of
 
 __all__ = ["Accounting", "account"]
 
@@ -186,8 +187,21 @@ class _ProfileGuarantee(_Guarantee):
 # ---------------------------------------------------------------------------
 
 
-def _pure_dp_profile(leaves: dict[m.Mechanism, int]) -> Profile | None:
-    """The exact privacy profile of composed randomized responses, or None if too large."""
+def _pure_dp_profiles(
+    leaves: dict[m.Mechanism, int],
+) -> tuple[Profile, Profile, Profile] | None:
+    """Upper, lower and computed profiles of composed randomized responses (None if too large).
+
+    Under P the number of "+ε" answers of k responses is Binomial(k, p),
+    p = e^ε/(1 + e^ε), under Q Binomial(k, 1 − p), and the loss is ε(2j − k)
+    (Dong, Roth & Su 2022, proof of Theorem 8). The atoms are formed in log
+    space from log p = −log1p(e^{−ε}) and log(1 − p) = −ε − log1p(e^{−ε}),
+    never from 1 − p. Each atom's log carries at most a few roundings of its
+    largest term, log Γ(k + 1) or k·(ε + 1), so its relative error is at most
+    8u·(3 log Γ(k + 1) + k(ε + 1) + 4) per group (u the unit roundoff); that
+    and the error of the tail sums move the two profiles apart, so that
+    they bound the exact profile from both sides.
+    """
     groups: dict[float, int] = {}
     for leaf, count in leaves.items():
         groups[leaf.epsilon] = groups.get(leaf.epsilon, 0) + count
@@ -197,29 +211,44 @@ def _pure_dp_profile(leaves: dict[m.Mechanism, int]) -> Profile | None:
     losses = np.zeros(1)
     log_p = np.zeros(1)
     log_q = np.zeros(1)
+    atom_error = 0.0
     for epsilon, k in groups.items():
         j = np.arange(k + 1)
-        probability = 1.0 / (1.0 + math.exp(-epsilon))  # e^ε/(1+e^ε)
-        # Under P the number of "+ε" answers is Binomial(k, e^ε/(1+e^ε)), under Q
-        # Binomial(k, 1/(1+e^ε)); the loss is ε(2j − k).
-        group_log_p = stats.binom.logpmf(j, k, probability)
-        group_log_q = stats.binom.logpmf(j, k, 1.0 - probability)
+        log_choose = special.gammaln(k + 1) - special.gammaln(j + 1) - special.gammaln(k - j + 1)
+        log_plus = -math.log1p(math.exp(-epsilon))  # log p
+        log_minus = -epsilon + log_plus  # log(1 − p)
+        group_log_p = log_choose + j * log_plus + (k - j) * log_minus
+        group_log_q = log_choose + j * log_minus + (k - j) * log_plus
         losses = (losses[:, None] + epsilon * (2 * j - k)[None, :]).ravel()
         log_p = (log_p[:, None] + group_log_p[None, :]).ravel()
         log_q = (log_q[:, None] + group_log_q[None, :]).ravel()
+        atom_error += 8.0 * UNIT_ROUNDOFF * (3.0 * math.lgamma(k + 1) + k * (epsilon + 1.0) + 4.0)
     order = np.argsort(losses, kind="stable")
     losses, p, q = losses[order], np.exp(log_p[order]), np.exp(log_q[order])
     unique, start = np.unique(losses, return_index=True)
     p, q = np.add.reduceat(p, start), np.add.reduceat(q, start)
-    tail_p = np.concatenate([np.cumsum(p[::-1])[::-1], [0.0]])
+    tail_p, sum_error_p = suffix_sums(p)
+    tail_q, sum_error_q = suffix_sums(q)
     with np.errstate(divide="ignore"):
-        log_tail_q = np.log(np.concatenate([np.cumsum(q[::-1])[::-1], [0.0]]))
-    return Profile(unique, tail_p, log_tail_q, 0.0, 0.0, 1)
+        log_tail_q = np.log(tail_q)
+    error_p = (1.0 + sum_error_p) * (1.0 + atom_error) - 1.0
+    error_q = (1.0 + sum_error_q) * (1.0 + atom_error) - 1.0 + 2.0 * UNIT_ROUNDOFF
+    bounds = []
+    for side in (1, -1):
+        moved_p, moved_log_q = certify_tail_sums(tail_p, error_p, log_tail_q, error_q, side)
+        bounds.append(Profile(unique, moved_p, moved_log_q, 0.0, 0.0, side))
+    return bounds[0], bounds[1], Profile(unique, tail_p, log_tail_q, 0.0, 0.0, 1)
 
 
 @dataclass(frozen=True)
 class _ExactAtomsGuarantee(_ProfileGuarantee):
-    """An exact discrete profile: bounds differ only by rounding."""
+    """An exact discrete profile: bounds differ only by rounding.
+
+    ``exact`` holds the computed tail sums themselves (not moved by their
+    rounding allowance), from which the trade-off curve is read.
+    """
+
+    exact: Profile | None = None
 
 
 # ---------------------------------------------------------------------------
@@ -321,6 +350,25 @@ def _compose_all(
 # ---------------------------------------------------------------------------
 # The public face
 # ---------------------------------------------------------------------------
+
+
+def _exact_atoms_curve(profile: Profile):
+    """The exact curve of composed randomized responses from their profile.
+
+    Each atom's mass is taken from the side that does not cancel: P_i from the
+    P suffix sums where l_i >= 0, Q_i·e^{l_i} from the Q suffix sums below
+    (-diff(tail_p) alone loses the Q-mass of low-loss atoms: asymmetric curves,
+    and Q-masses summing above 1, e.g. Repeated(RandomizedResponse(2.0), 10)).
+    """
+    from gaussdp import curves
+
+    p_diff = -np.diff(profile.tail_p)
+    with np.errstate(over="ignore"):
+        q_diff = -np.diff(np.exp(profile.log_tail_q))
+    masses = np.where(profile.losses >= 0.0, p_diff, q_diff * np.exp(profile.losses))
+    return curves.from_privacy_loss(
+        profile.losses, np.clip(masses, 0.0, None), profile.infinity_mass
+    )
 
 
 def _raised(curve, allowance: float):
@@ -427,22 +475,35 @@ class Accounting:
         if isinstance(guarantee, _GaussianGuarantee):
             return curves.gaussian(guarantee.mu)
         if isinstance(guarantee, _ExactAtomsGuarantee):
-            profile = guarantee.upper[0]
-            masses = -np.diff(profile.tail_p)
-            return curves.from_privacy_loss(profile.losses, masses, profile.infinity_mass)
-        directions = []
+            return _exact_atoms_curve(guarantee.exact)
+        # The symmetric curve of the reported profile, sup_ε f_{ε,δ(ε)} with
+        # δ = max over directions (Propositions 5-6), depends only on the atoms
+        # of loss >= 0 of each direction. Read its breakpoints straight off the
+        # suffix sums S_P, S_Q (accurate at small α) and reflect. Atoms of very
+        # negative loss are NOT used: their P-masses are below one ulp of the
+        # suffix sums (and FFT noise), so -diff(tail_p)·e^{-l} loses their Q-mass
+        # and the inverse curve gets spurious mass at +inf (f(0) < 1, up to
+        # 5e-5 for Laplace+Gaussian mu=3), and the optimistic curve ends up
+        # below the true one at low FPR.
+        xs, ys = [], []
         for pld in self.privacy_loss_distributions(kind).values():
             profile = profile_of(pld)
-            masses = -np.diff(profile.tail_p)
             allowance = profile.shift + profile.shift_below + profile.shift_at_cut
             if kind == PESSIMISTIC:
                 # The certified slack is probability of unbounded loss: f(0) drops by it.
-                infinity = min(profile.infinity_mass + max(allowance, 0.0), 1.0)
-                directions.append(curves.from_privacy_loss(profile.losses, masses, infinity))
+                infinity, raise_by = min(profile.infinity_mass + max(allowance, 0.0), 1.0), 0.0
             else:
-                exact = curves.from_privacy_loss(profile.losses, masses, profile.infinity_mass)
-                directions.append(_raised(exact, max(-allowance, 0.0)))
-        return curves.from_directions(*directions)
+                infinity, raise_by = profile.infinity_mass, max(-allowance, 0.0)
+            head = int(np.searchsorted(profile.losses, 0.0, side="left"))
+            tail_p = profile.tail_p[head:]  # S_P(L >= l_j), ending with 0
+            with np.errstate(over="ignore"):
+                tail_q = np.exp(profile.log_tail_q[head:])
+            alphas = np.concatenate(([0.0], tail_q))
+            betas = np.concatenate(([1.0 - infinity], 1.0 - infinity - tail_p))
+            betas = np.clip(np.minimum(betas + raise_by, 1.0 - alphas), 0.0, 1.0)
+            xs += [alphas, betas]
+            ys += [betas, alphas]
+        return curves.PiecewiseLinear._from_vertices(np.concatenate(xs), np.concatenate(ys))
 
     def privacy_loss_distributions(self, kind: str = PESSIMISTIC) -> dict[str, GridPLD]:
         """The composed discrete distributions {"remove": …, "add": …} of the numerical path.
@@ -560,14 +621,14 @@ def account(
         return Accounting(mechanism, neighbouring, method, None, mu, _GaussianGuarantee(mu))
 
     if all(isinstance(leaf, (m.PureDP, m.RandomizedResponse)) for leaf in leaves):
-        profile = _pure_dp_profile(leaves)
-        if profile is not None:
-            lower = Profile(profile.losses, profile.tail_p, profile.log_tail_q, 0.0, 0.0, -1)
+        profiles = _pure_dp_profiles(leaves)
+        if profiles is not None:
+            profile, lower, exact = profiles
             method = (
                 "closed form: composition of pure-DP mechanisms via the exact distribution "
                 "of a sum of randomized-response losses (scaled binomials)"
             )
-            guarantee = _ExactAtomsGuarantee((profile,), lambda: (lower,))
+            guarantee = _ExactAtomsGuarantee((profile,), lambda: (lower,), exact)
             return Accounting(mechanism, neighbouring, method, None, None, guarantee)
 
     leaves = _merge_gaussians(leaves)

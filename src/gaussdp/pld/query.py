@@ -20,10 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import signal
 
-from gaussdp._numerics import monotone_root
+from gaussdp._numerics import UNIT_ROUNDOFF, monotone_root, suffix_sums
 from gaussdp.pld.grid import GridPLD
 
-__all__ = ["Profile", "profile_of"]
+__all__ = ["Profile", "certify_tail_sums", "profile_of"]
 
 # Relative margin by which an ε read off a discrete distribution is moved
 # towards the safe side, covering the rounding of the closed-form solve.
@@ -126,23 +126,61 @@ class Profile:
         return value + self.safe_side * _ROUNDING * max(abs(value), 1e-3) if value > 0 else value
 
 
-def _suffix_sums(values: np.ndarray) -> np.ndarray:
-    """Σ_{i ≥ j} values_i for every j, with a trailing 0 (summed from the small end)."""
-    return np.concatenate([np.cumsum(values[::-1])[::-1], [0.0]])
+# Below this span of losses the Q-masses are summed as P_i·e^{l_max − l_i} ≤ e^700.
+_SCALED_SPAN = 700.0
 
 
-def _log_grid_tail_q(p: np.ndarray, losses: np.ndarray, spacing: float) -> np.ndarray:
-    """log Σ_{i ≥ j} P_i e^{−l_i} on a uniform grid, without an exp per atom.
+def _log_grid_tail_q(p: np.ndarray, losses: np.ndarray, spacing: float) -> tuple[np.ndarray, float]:
+    """log Σ_{i ≥ j} P_i e^{−l_i} on a uniform grid, and a bound on its relative error.
 
-    With U_j = Σ_{i ≥ j} P_i e^{−(l_i − l_j)} = P_j + e^{−h}·U_{j+1} (a
-    first-order recursion, run backwards by ``lfilter``), the sum is
-    e^{−l_j}·U_j, whose log is −l_j + log U_j.
+    Where the losses span at most 700 nats, the terms are scaled by e^{l_max}
+    (P_i·e^{(n−1−i)h} ≤ e^700: no overflow, and the top atoms, which decide
+    the smallest false-positive rates, are exact) and summed by
+    :func:`gaussdp._numerics.suffix_sums`; the exponent, the exponential, the
+    product and the final log and shift add at most (span + |l_max| + 4)·u.
+    Wider grids use the recursion U_j = P_j + e^{−h}·U_{j+1} (``lfilter``),
+    the sum being e^{−l_j}·U_j; each step (a product, a sum of non-negative
+    terms, the rounded e^{−h}) adds at most a relative 3u, so the bound is
+    3(n + 2)·u.
     """
+    n = p.size
+    u = UNIT_ROUNDOFF
+    if n == 0:
+        return np.array([-np.inf]), 0.0
+    top = float(losses[-1])
+    span = (n - 1) * spacing
+    if span <= _SCALED_SPAN:
+        scaled = p * np.exp((n - 1 - np.arange(n)) * spacing)
+        sums, error = suffix_sums(scaled)
+        with np.errstate(divide="ignore"):
+            log_tail = np.log(sums) - top
+        return log_tail, error + (span + abs(top) + 4.0) * u * (1.0 + 1e-6)
     decay = math.exp(-spacing)
-    scaled = signal.lfilter([1.0], [1.0, -decay], p[::-1])[::-1]
+    recursive = signal.lfilter([1.0], [1.0, -decay], p[::-1])[::-1]
     with np.errstate(divide="ignore"):
-        log_tail = np.log(np.maximum(scaled, 0.0)) - losses
-    return np.concatenate([log_tail, [-np.inf]])
+        log_tail = np.log(np.maximum(recursive, 0.0)) - losses
+    return np.concatenate([log_tail, [-np.inf]]), 3.0 * (n + 2) * u * (1.0 + 1e-6)
+
+
+def certify_tail_sums(
+    tail_p: np.ndarray,
+    error_p: float,
+    log_tail_q: np.ndarray,
+    error_q: float,
+    safe_side: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Move computed tail sums to the side their bound needs.
+
+    If every computed S_P and S_Q is within a relative ``error_p`` and
+    ``error_q`` of the exact sums, then S_P·(1 + γ_P) ≥ S_P and
+    S_Q·(1 − γ_Q) ≤ S_Q, so δ = S_P − e^ε S_Q read off the moved sums
+    is an upper bound (``safe_side`` = +1); the opposite moves give a lower
+    bound (−1). Two more units of roundoff cover the moves themselves.
+    """
+    grow_p = safe_side * (error_p + 2.0 * UNIT_ROUNDOFF)
+    grow_q = -safe_side * (error_q + 2.0 * UNIT_ROUNDOFF)
+    with np.errstate(divide="ignore"):
+        return tail_p * (1.0 + grow_p), log_tail_q + math.log1p(grow_q)
 
 
 def profile_of(pld: GridPLD) -> Profile:
@@ -153,12 +191,14 @@ def profile_of(pld: GridPLD) -> Profile:
         first, last = (int(keep[0]), int(keep[-1]) + 1) if keep.size else (0, 0)
         p = p[first:last]
         losses = (pld.offset + first + np.arange(p.size)) * pld.spacing
-        log_tail_q = _log_grid_tail_q(p, losses, pld.spacing)
+        tail_p, error_p = suffix_sums(p)
+        log_tail_q, error_q = _log_grid_tail_q(p, losses, pld.spacing)
+        tail_p, log_tail_q = certify_tail_sums(tail_p, error_p, log_tail_q, error_q, safe_side=1)
         if pld.cut_index is None:
-            return Profile(losses, _suffix_sums(p), log_tail_q, pld.infinity_mass, pld.slack, 1)
+            return Profile(losses, tail_p, log_tail_q, pld.infinity_mass, pld.slack, 1)
         return Profile(
             losses,
-            _suffix_sums(p),
+            tail_p,
             log_tail_q,
             pld.infinity_mass,
             pld.slack,
@@ -181,11 +221,17 @@ def profile_of(pld: GridPLD) -> Profile:
     order = np.argsort(losses, kind="stable")
     losses, p = losses[order], p[order]
     q = tilted[order] * np.exp(-grid[order])
+    tail_p, error_p = suffix_sums(p)
+    tail_q, error_q = suffix_sums(q)
     with np.errstate(divide="ignore"):
-        log_tail_q = np.log(_suffix_sums(q))
+        log_tail_q = np.log(tail_q)
+    # Q_k = R_k·e^{−l_k} and the log add a few roundings each.
+    tail_p, log_tail_q = certify_tail_sums(
+        tail_p, error_p, log_tail_q, error_q + 4.0 * UNIT_ROUNDOFF, safe_side=-1
+    )
     return Profile(
         losses,
-        _suffix_sums(p),
+        tail_p,
         log_tail_q,
         infinity,
         -(pld.slack + pld.slack_below + pld.slack_at_cut),

@@ -58,17 +58,28 @@ def compose_tradeoffs(curves, *, grid_spacing: float = DEFAULT_GRID_SPACING):
     from gaussdp import curves as curves_module
 
     curves = list(curves)
-    directions = []
+    # Only atoms of loss >= 0 of each orientation are read (from the suffix sums,
+    # accurate at small alpha), and the symmetric curve is their envelope and its
+    # reflection: -diff(tail_p)·e^{-l} loses the Q-mass of very negative losses
+    # and turned it into spurious mass at +inf (f(0) = 1 - 3e-5 for G_3 ⊗ Lap_3).
+    xs, ys = [], []
     for orient in (lambda f: f, lambda f: f.inverse()):
         items = [
             (discretise(_pair(orient(curve)), grid_spacing, PESSIMISTIC, _TAIL), 1)
             for curve in curves
         ]
-        composed = compose_many(items)
-        profile = profile_of(composed)
-        masses = -np.diff(profile.tail_p)
+        profile = profile_of(compose_many(items))
         infinity = min(
             profile.infinity_mass + profile.shift + profile.shift_below + profile.shift_at_cut, 1.0
         )
-        directions.append(curves_module.from_privacy_loss(profile.losses, masses, infinity))
-    return curves_module.from_directions(*directions)
+        head = int(np.searchsorted(profile.losses, 0.0, side="left"))
+        with np.errstate(over="ignore"):
+            tail_q = np.exp(profile.log_tail_q[head:])
+        alphas = np.concatenate(([0.0], tail_q))
+        betas = np.clip(
+            np.concatenate(([1.0 - infinity], 1.0 - infinity - profile.tail_p[head:])), 0.0, 1.0
+        )
+        betas = np.minimum(betas, 1.0 - alphas)
+        xs += [alphas, betas]
+        ys += [betas, alphas]
+    return curves_module.PiecewiseLinear._from_vertices(np.concatenate(xs), np.concatenate(ys))

@@ -26,11 +26,13 @@ gaussdp's certified accountant:
 **Which δ goes with μ.** An accountant resolves δ only down to its numerical
 floor: every δ it certifies includes P(+∞) + slack (mass moved to infinite
 loss when the grid was truncated, plus a certified allowance for
-wrap-around and floating-point rounding in the FFT). Pairs built from a
+wrap-around and floating-point rounding in the FFT). Two more rounding
+allowances live inside the tail sums themselves, visible as the *excess* by
+which the P-masses sum to more than 1: every tail sum is raised by the
+certified bound on its own summation error (about 1e-14 relative, see
+:func:`gaussdp.pld.query.certify_tail_sums`), and pairs built from a
 trade-off curve (Profile, NoiseEquation, ZCDP, RenyiDP, Group, Parallel)
-carry a second rounding allowance inside their atoms — every atom's P-mass
-is raised by two ulps of 1.0 — visible as the *excess* by which the P-masses
-sum to more than 1. Where the tests' true-positive rates are a few such
+raise every atom's P-mass by two ulps of 1.0. Where the tests' true-positive rates are a few such
 allowances, rounding rather than the mechanism would decide μ (a Profile of
 G_1 came out as μ = 1.067 at failure probability exactly the floor). So μ is
 the tight μ over **every** test with failure probability
