@@ -314,9 +314,16 @@ def test_bad_account_arguments():
         g.account(g.DPSGD(1.0, 0.01, 10), accuracy=0.0)
     with pytest.raises(InvalidParameterError, match="mechanism must be"):
         g.account("gaussian")
-    with pytest.raises(InvalidParameterError, match="more than half"):
+
+
+def test_requests_beyond_the_machines_memory_are_refused(monkeypatch):
+    from gaussdp import accountant
+
+    # The same answer on every machine: pretend it has 16 GB available.
+    monkeypatch.setattr(accountant, "_available_memory", lambda: 16 * 10**9)
+    with pytest.raises(InvalidParameterError, match=r"needs .* points"):
         g.account(g.DPSGD(1.0, 0.01, 10**6), grid_spacing=1e-9)
-    with pytest.raises(InvalidParameterError, match="more than half"):
+    with pytest.raises(InvalidParameterError, match=r"needs .* points"):
         g.account(g.DPSGD(1.0, 0.01, 10**10), grid_spacing=1e-4)  # the T-fold window
 
 

@@ -73,3 +73,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     except OSError as error:
         click.echo(f"gaussdp: error: {error}", err=True)
         sys.exit(2)
+    except MemoryError as error:  # numpy's allocation failures subclass MemoryError
+        # The accountant's message says what to change; a bare one gets a general hint.
+        detail = str(error) or "ask for less precision (a coarser --accuracy or --tolerance)"
+        click.echo(f"gaussdp: error: out of memory: {detail}", err=True)
+        sys.exit(2)

@@ -21,9 +21,20 @@ def json_number(value: float) -> float | str:
     return "inf" if math.isinf(value) else value
 
 
+def _finite_json(value):
+    """Infinities as the string "inf" (JSON has none), everywhere in a payload."""
+    if isinstance(value, float) and math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if isinstance(value, dict):
+        return {key: _finite_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite_json(item) for item in value]
+    return value
+
+
 def emit_json(payload: dict) -> None:
-    """Print ``payload`` as indented JSON on stdout."""
-    click.echo(json.dumps(payload, indent=2))
+    """Print ``payload`` as indented, standard JSON on stdout (no Infinity/NaN)."""
+    click.echo(json.dumps(_finite_json(payload), indent=2, allow_nan=False))
 
 
 NEIGHBOURING = click.Choice([n.value for n in mechanisms.Neighbouring], case_sensitive=False)

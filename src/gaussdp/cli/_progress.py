@@ -36,8 +36,8 @@ class Progress:
         frame = 0
         while not self._stop.is_set():
             elapsed = time.monotonic() - self._start
-            line = f"\r{frames[frame % 4]} {self.message[:60]} ({elapsed:.0f} s)"
-            self.stream.write(line.ljust(72))
+            line = f"\r{frames[frame % 4]} {self.message[:90]} ({elapsed:.0f} s)"
+            self.stream.write(line.ljust(104))
             self.stream.flush()
             self._drawn = True
             frame += 1
@@ -56,5 +56,5 @@ class Progress:
         if self._thread is not None:
             self._thread.join()
         if self._drawn:
-            self.stream.write("\r" + " " * 72 + "\r")
+            self.stream.write("\r" + " " * 104 + "\r")
             self.stream.flush()
