@@ -394,3 +394,25 @@ def test_regret_cap_says_why_the_neighbour_fails():
     text = result.describe()
     assert "fails on: regret = " in text
     assert f"regret = {values['failing_regret']:.6g})" in text
+
+
+def test_mu_target_that_is_not_monotone_is_refused_not_answered():
+    # q = 0.01, T = 1000: the report's failure probability follows the accountant's
+    # floor, and μ jumps with it near σ = 0.83 (0.89 at 0.833642, 1.36 at 0.833636).
+    with pytest.raises(CalibrationError, match=r"not monotone.*max_delta_tail"):
+        calibrate.noise_multiplier(Mu(1.0), sampling_probability=0.01, steps=1000)
+
+
+def test_mu_target_with_a_fixed_failure_probability_is_monotone_and_verified():
+    q, steps = 0.01, 1000
+    result = calibrate.noise_multiplier(
+        Mu(1.0, max_delta_tail=1e-10), sampling_probability=q, steps=steps
+    )
+    # Re-checked from scratch, at the same failure probability, against the report.
+    met = account(DPSGD(result.value, q, steps)).gdp(delta_tail=1e-10)
+    failing = account(DPSGD(result.failing_value, q, steps)).gdp(delta_tail=1e-10)
+    assert met.mu <= 1.0 < failing.mu
+    assert met.delta_tail <= 1e-10
+    # More private values meet it too (monotone in σ at a fixed failure probability).
+    for sigma in (result.value * 1.001, result.value * 1.05, result.value * 1.5):
+        assert account(DPSGD(sigma, q, steps)).gdp(delta_tail=1e-10).mu <= 1.0

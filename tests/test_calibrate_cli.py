@@ -115,3 +115,42 @@ def test_max_regret_says_the_neighbour_fails_on_regret():
     )  # fmt: skip
     assert text.exit_code == 0, text.output
     assert "fails on: regret = " in text.output
+
+
+def test_max_delta_tail_goes_with_target_mu_and_fixes_the_failure_probability(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(
+            [
+                "calibrate",
+                "--target-epsilon",
+                "8",
+                "--delta",
+                "1e-5",
+                "--max-delta-tail",
+                "1e-10",
+                "--sampling-probability",
+                "0.01",
+                "--steps",
+                "100",
+            ]
+        )
+    assert exit_info.value.code == 2
+    assert "--max-delta-tail goes with --target-mu" in capsys.readouterr().err
+    main(
+        [
+            "calibrate",
+            "--target-mu",
+            "1",
+            "--max-delta-tail",
+            "1e-10",
+            "--sampling-probability",
+            "0.01",
+            "--steps",
+            "1000",
+            "--format",
+            "json",
+        ]
+    )
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["achieved"] <= 1.0 < payload["failing_achieved"]
+    assert "failure probability <= 1e-10" in payload["target"]

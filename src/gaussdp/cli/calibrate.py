@@ -19,6 +19,7 @@ def _target(
     delta: float | None,
     target_mu: float | None,
     max_regret: float | None,
+    max_delta_tail: float | None,
     target_advantage: float | None,
     target_tpr: float | None,
     at_fpr: float | None,
@@ -45,12 +46,14 @@ def _target(
         raise click.UsageError("--at-fpr goes with --target-tpr")
     if max_regret is not None and target_mu is None:
         raise click.UsageError("--max-regret goes with --target-mu")
+    if max_delta_tail is not None and target_mu is None:
+        raise click.UsageError("--max-delta-tail goes with --target-mu")
     if target_epsilon is not None:
         if delta is None:
             raise click.UsageError("--target-epsilon needs --delta")
         return calibration.EpsilonDelta(target_epsilon, delta)
     if target_mu is not None:
-        return calibration.Mu(target_mu, max_regret)
+        return calibration.Mu(target_mu, max_regret, max_delta_tail)
     if target_advantage is not None:
         return calibration.Advantage(target_advantage)
     if at_fpr is None:
@@ -63,6 +66,12 @@ def _target(
 @click.option("--delta", type=float, help="δ of the (ε, δ) target.")
 @click.option("--target-mu", type=float, help="Target μ of μ-GDP.")
 @click.option("--max-regret", type=float, help="With --target-mu: cap on the regret of μ-GDP.")
+@click.option(
+    "--max-delta-tail",
+    type=float,
+    help="With --target-mu: the failure probability δ of 'μ-GDP except with probability δ', "
+    "fixed for every σ tried (keeps μ monotone in σ for subsampled runs).",
+)
 @click.option("--target-advantage", type=float, help="Largest TPR − FPR allowed for any attack.")
 @click.option("--target-tpr", type=float, help="Largest attack TPR allowed at --at-fpr.")
 @click.option("--at-fpr", type=float, help="The FPR of the --target-tpr target.")
@@ -87,6 +96,7 @@ def calibrate(
     delta,
     target_mu,
     max_regret,
+    max_delta_tail,
     target_advantage,
     target_tpr,
     at_fpr,
@@ -103,12 +113,19 @@ def calibrate(
 
     \b
     gaussdp calibrate --target-epsilon 8 --delta 1e-5 --sampling-probability 0.32768 --steps 2000
-    gaussdp calibrate --target-mu 1 --sampling-probability 0.01 --steps 1000
+    gaussdp calibrate --target-mu 1 --max-delta-tail 1e-10 --sampling-probability 0.01 --steps 1000
     gaussdp calibrate --target-advantage 0.1 --sampling-probability 0.01 --steps 1000
     gaussdp calibrate --target-tpr 0.01 --at-fpr 1e-4 --sampling-probability 0.01 --steps 1000
     """
     target = _target(
-        target_epsilon, delta, target_mu, max_regret, target_advantage, target_tpr, at_fpr
+        target_epsilon,
+        delta,
+        target_mu,
+        max_regret,
+        max_delta_tail,
+        target_advantage,
+        target_tpr,
+        at_fpr,
     )
     result = calibration.noise_multiplier(
         target,
