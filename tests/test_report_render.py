@@ -16,6 +16,7 @@ from gaussdp import (
     ApproxDP,
     Composition,
     Gaussian,
+    Laplace,
     PureDP,
     Repeated,
     account,
@@ -528,3 +529,17 @@ def test_json_of_a_mechanism_holding_a_callable():
     plain = report(PureDP(1.0)).to_dict()
     assert plain["mechanism"] == {"type": "pure_dp", "epsilon": 1.0}
     assert plain["mechanism_serialisable"] is True
+
+
+def test_strict_wording_says_closed_form_only_for_closed_forms():
+    import dataclasses
+
+    exact = report(Gaussian(2.0))
+    assert exact.exact and exact.delta_tail == 0.0
+    assert "(closed form)" in exact.to_text()
+    # A numerical report whose failure probability is 0 is strict, not a closed form.
+    numerical = dataclasses.replace(report(Laplace(1.0)), delta_tail=0.0)
+    assert not numerical.exact
+    for rendered in (numerical.to_text(), numerical.to_markdown(), numerical.to_html()):
+        assert "closed form" not in rendered
+    assert "no failure probability needed" in numerical.to_text()

@@ -355,7 +355,8 @@ def to_text(report) -> str:
             f"floor {up(report.delta_floor, 2)}"
         )
     else:
-        lines.append("  certified for every delta (closed form)")
+        how = "closed form" if report.exact else "no failure probability needed"
+        lines.append(f"  certified for every delta ({how})")
     lines.append(f"  {_tail_sentence(report)}")
     infinite = _rounding_sentence(report)
     if infinite is not None:
@@ -389,7 +390,8 @@ def to_text(report) -> str:
 
 
 def _markdown_summary(report) -> list[str]:
-    failure = up(report.delta_tail, 2) if report.delta_tail > 0.0 else "0 (strict, closed form)"
+    strict = "0 (strict, closed form)" if report.exact else "0 (strict)"
+    failure = up(report.delta_tail, 2) if report.delta_tail > 0.0 else strict
     tail = "—" if report.mu_tail is None else up(report.mu_tail, 5)
     return [
         "| quantity | value | kind |",
@@ -628,7 +630,7 @@ def to_html(report) -> str:
     failure = (
         f"except with probability δ_tail = {up(report.delta_tail, 2)}"
         if report.delta_tail > 0.0
-        else "strictly (closed form)"
+        else ("strictly (closed form)" if report.exact else "strictly")
     )
     summary = "".join(
         f"<tr><th>{e(name)}</th><td>{e(value)}</td><td>{e(kind)}</td></tr>"
