@@ -260,18 +260,24 @@ def suffix_sums(values: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 def _blocked_suffix_sums(values: np.ndarray) -> tuple[np.ndarray, int]:
-    """Suffix sums by running sums within blocks, recursively over block totals."""
+    """Suffix sums as prefix sums of the reversed terms, blocked (contiguous rows of B)."""
+    sums, levels = _blocked_prefix_sums(values[::-1])
+    return sums[::-1], levels
+
+
+def _blocked_prefix_sums(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """Running sums within rows of B terms, plus the running sum of the rows before."""
     n = values.size
     if n <= _SUM_BLOCK:
-        return np.cumsum(values[::-1])[::-1], 1
-    blocks = -(-n // _SUM_BLOCK)
-    # Column b holds block b; running sums go down the rows, all blocks at once.
-    table = np.zeros((_SUM_BLOCK, blocks))
-    table.T.flat[:n] = values
-    within = np.cumsum(table[::-1], axis=0)[::-1]
-    totals, levels = _blocked_suffix_sums(within[0].copy())
-    within[:, :-1] += totals[1:]  # add the blocks after each block
-    return within.T.ravel()[:n], levels + 1
+        return np.cumsum(values), 1
+    rows = -(-n // _SUM_BLOCK)
+    padded = np.zeros(rows * _SUM_BLOCK)
+    padded[:n] = values
+    table = padded.reshape(rows, _SUM_BLOCK)
+    np.cumsum(table, axis=1, out=table)
+    before, levels = _blocked_prefix_sums(table[:, -1].copy())
+    table[1:] += before[:-1, None]
+    return padded[:n], levels + 1
 
 
 # ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy import signal
@@ -101,15 +102,19 @@ class Profile:
             return math.inf
         return monotone_root(excess, low, high, side="high", rtol=1e-13)
 
+    @cached_property
+    def _at_atoms(self) -> np.ndarray:
+        """δ at each atom λ_j, counting the atoms above it: S_P(j+1) − e^{λ_j} S_Q(j+1)."""
+        with np.errstate(over="ignore"):
+            at_atoms = self.tail_p[1:] - np.exp(self.losses + self.log_tail_q[1:])
+        return np.maximum(at_atoms, 0.0)
+
     def _solve(self, delta: float) -> float:
         """The smallest ε ≥ 0 with S_P(ε) − e^ε S_Q(ε) + P(+∞) ≤ ``delta``."""
         target = delta - self.infinity_mass
         if target <= 0:
             return math.inf
-        # δ at each atom λ_j counts atoms above it: S_P(j+1) − e^{λ_j} S_Q(j+1).
-        with np.errstate(over="ignore"):
-            at_atoms = self.tail_p[1:] - np.exp(self.losses + self.log_tail_q[1:])
-        at_atoms = np.maximum(at_atoms, 0.0)
+        at_atoms = self._at_atoms
         # at_atoms is non-increasing; find the first atom where δ ≤ target.
         j = int(np.searchsorted(-at_atoms, -target, side="left"))
         if j >= self.losses.size:  # only possible with no atoms
