@@ -15,7 +15,9 @@ DP-SGD is known to be optimistic: it understates the privacy loss of
 realistic training runs (Gopi et al. 2021; Gomez et al. 2025, App. A.5).
 Use the numerical accountant (``gaussdp.account``) for certified answers;
 :func:`noisy_sgd_mu` and :func:`subsampling_limit_mu` (the same limit for any curve)
-warn with :class:`OptimisticApproximationWarning`.
+always warn with :class:`OptimisticApproximationWarning`, and :func:`compose`,
+:func:`composition_mu` and :func:`epsilon_delta_limit` warn wherever their curve
+lies above the exact composition.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import integrate, special
 
+from gaussdp import curves as curves_module
 from gaussdp import gdp
 from gaussdp._validation import InvalidParameterError, check_integer, check_real, restore_shape
 from gaussdp.curves import Gaussian, Laplace, PiecewiseLinear, TradeOff
@@ -63,7 +66,8 @@ class OptimisticApproximationWarning(UserWarning):
     """An approximation that is known to understate privacy loss was used.
 
     Raised by :func:`gaussdp.clt.noisy_sgd_mu`: the central-limit μ of
-    DP-SGD is optimistic relative to the exact accountant (Gopi et al. 2021).
+    DP-SGD is optimistic relative to the exact accountant (Gopi et al. 2021);
+    and by the other CLT curves wherever they lie above the exact composition.
     """
 
 
@@ -227,6 +231,31 @@ def _as_curve_list(curves: Iterable) -> list[TradeOff]:
     return items
 
 
+# α at which a CLT curve is compared with the exact composition, and by how much it
+# may exceed it before the warning (the generic exact composition is itself a
+# pessimistic discretisation, within about 1e-8 of the truth).
+_CHECK_ALPHAS = np.concatenate((np.geomspace(1e-12, 0.5, 200), 1.0 - np.geomspace(1e-12, 0.5, 200)))
+_CHECK_MARGIN = 1e-7
+
+
+def _warn_if_optimistic(approximation: TradeOff, exact: TradeOff, what: str) -> None:
+    """Warn when ``approximation`` lies above ``exact`` anywhere: it then understates privacy loss.
+
+    The exact composition (:func:`gaussdp.curves.compose`) is at or below the
+    truth, so a CLT curve above it by more than the margin is optimistic.
+    """
+    excess = approximation.beta(_CHECK_ALPHAS) - exact.beta(_CHECK_ALPHAS)
+    worst = int(np.argmax(excess))
+    if excess[worst] > _CHECK_MARGIN:
+        warnings.warn(
+            f"{what} is optimistic here: its curve lies up to {excess[worst]:.3g} above the "
+            f"exact composition (at alpha = {_CHECK_ALPHAS[worst]:.3g}), so it understates the "
+            "privacy loss; use gaussdp.curves.compose or gaussdp.account for a certified answer",
+            OptimisticApproximationWarning,
+            stacklevel=3,
+        )
+
+
 def _mu_and_gamma(values: list[Functionals], steps: int = 1) -> tuple[float, float]:
     kl_sum = steps * math.fsum(v.kl for v in values)
     kl_squares = steps * math.fsum(v.kl**2 for v in values)
@@ -255,7 +284,9 @@ def composition_mu(curves) -> float:
     **Approximation — neither an upper nor a lower bound.** As n grows with
     Σ kl → K, Σ κ₂ → s², max kl → 0 and Σ κ₃ → 0 it tends to 2K/s, and the
     composition tends to G_μ (Theorem 6). The curves must be symmetric, as
-    the theorems assume.
+    the theorems assume. G_μ is compared with the exact composition
+    (:func:`gaussdp.curves.compose`) at 400 false-positive rates, and an
+    :class:`OptimisticApproximationWarning` says where it lies above it.
 
     Examples
     --------
@@ -264,6 +295,12 @@ def composition_mu(curves) -> float:
     1.0
     """
     items = _as_curve_list(curves)
+    mu = _composition_mu(items)
+    _warn_if_optimistic(Gaussian(mu), curves_module.compose(items), "the CLT mu")
+    return mu
+
+
+def _composition_mu(items: list[TradeOff]) -> float:
     for i, curve in enumerate(items):
         _require_symmetric(curve, f"curves[{i}]", "Theorems 5 and 6")
     mu, _ = _mu_and_gamma([functionals(c) for c in items])
@@ -290,9 +327,13 @@ def compose(curves) -> Gaussian:
     """G_μ with the CLT μ of :func:`composition_mu` (Theorem 6).
 
     **Approximation — neither an upper nor a lower bound** on the exact
-    composition (:func:`gaussdp.curves.compose`).
+    composition (:func:`gaussdp.curves.compose`); warns with
+    :class:`OptimisticApproximationWarning` where it lies above it.
     """
-    return Gaussian(composition_mu(curves))
+    items = _as_curve_list(curves)
+    result = Gaussian(_composition_mu(items))
+    _warn_if_optimistic(result, curves_module.compose(items), "the CLT curve")
+    return result
 
 
 def epsilon_delta_limit(pairs) -> TradeOff:
@@ -300,7 +341,8 @@ def epsilon_delta_limit(pairs) -> TradeOff:
 
     μ = √(Σ ε_i²) and δ = Σ δ_i. **Approximation — the limit of a triangular
     array (max ε_i → 0, max δ_i → 0), neither an upper nor a lower bound**;
-    the exact composition is :func:`gaussdp.curves.compose`.
+    the exact composition is :func:`gaussdp.curves.compose`, and an
+    :class:`OptimisticApproximationWarning` says where the limit lies above it.
 
     Examples
     --------
@@ -321,7 +363,12 @@ def epsilon_delta_limit(pairs) -> TradeOff:
     deltas = check_real("delta", array[:, 1], low=0.0, high=1.0)
     mu = gdp.compose(epsilons.tolist())
     failure = -math.expm1(-math.fsum(deltas.tolist()))
-    return Gaussian(mu).with_failure(min(failure, np.nextafter(1.0, 0.0)))
+    limit = Gaussian(mu).with_failure(min(failure, np.nextafter(1.0, 0.0)))
+    exact = curves_module.compose(
+        [curves_module.epsilon_delta(e, d) for e, d in zip(epsilons, deltas, strict=True)]
+    )
+    _warn_if_optimistic(limit, exact, "the Theorem 7 limit")
+    return limit
 
 
 # ---------------------------------------------------------------------------
