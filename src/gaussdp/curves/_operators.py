@@ -178,7 +178,9 @@ def compose(curves_list) -> TradeOff:
       privacy-loss distribution behind Theorem 8;
     * for any other curves numerically, by the PLD engine
       (:func:`gaussdp.pld.compose_tradeoffs`: each curve's breakpoints as a
-      discrete pair, PLDs convolved), pessimistic.
+      discrete pair, PLDs convolved), pessimistic. The result is symmetric:
+      for asymmetric inputs it is the symmetrisation of the tensor product
+      (both orders of the pair), below f₁ ⊗ … ⊗ f_n itself.
 
     Factors f ⊗ f_{0,δ} (:meth:`TradeOff.with_failure`) are always split off
     exactly, and identity curves dropped.

@@ -37,13 +37,17 @@ def _pair(curve) -> AtomicLoss:
 
 
 def compose_tradeoffs(curves, *, grid_spacing: float = DEFAULT_GRID_SPACING):
-    """The tensor product of trade-off curves, as a curve below the exact one.
+    """The tensor product of trade-off curves, as a symmetric curve below the exact one.
 
     Each curve f gives the pair of the "remove" direction and f⁻¹ that of
-    the "add" direction; both are composed and recombined with
-    :func:`gaussdp.curves.from_directions`, so asymmetric curves are handled
-    correctly. Closed-form curves enter through their pessimistic
-    piecewise-linear approximation.
+    the "add" direction; both are composed, and the result is the symmetric
+    curve of their common privacy profile, sup_{ε ≥ 0} f_{ε, δ(ε)} with
+    δ = max over the two directions (Dong, Roth & Su 2022, Propositions 5–6),
+    read off the atoms of loss ≥ 0. It lies below f₁ ⊗ … ⊗ f_n and below its
+    inverse; for symmetric curves it is the tensor product up to the
+    discretisation, for asymmetric ones it is their symmetrisation (valid
+    for a symmetric neighbouring relation, and pessimistic). Closed-form
+    curves enter through their pessimistic piecewise-linear approximation.
 
     Parameters
     ----------
