@@ -167,3 +167,46 @@ def test_operators_of_gaussians_stay_valid(mu, p, k):
     assert_valid(f)
     g = C.lower_envelope([C.gaussian(mu), C.laplace(mu)])
     assert_valid(g)
+
+
+# --- curves from the numerical engine ---------------------------------------------
+
+ENGINE_SETTINGS = settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+@ENGINE_SETTINGS
+@given(
+    sigma=st.floats(min_value=0.5, max_value=5.0),
+    q=st.floats(min_value=0.001, max_value=1.0),
+    steps=st.integers(min_value=1, max_value=50),
+)
+def test_the_accountants_curves_are_valid_symmetric_and_ordered(sigma, q, steps):
+    from gaussdp import DPSGD, account
+
+    accounting = account(DPSGD(sigma, q, steps))
+    low, high = accounting.tradeoff(), accounting.tradeoff("optimistic")
+    for curve in (low, high):
+        assert_valid(curve, tolerance=1e-10)
+        assert_symmetric(curve, tolerance=1e-10)
+    assert np.all(low.beta(GRID) <= high.beta(GRID) + 1e-12)
+
+
+@ENGINE_SETTINGS
+@given(st.lists(st.one_of(mus.map(C.gaussian), mus.map(C.laplace)), min_size=2, max_size=3))
+def test_numerical_composition_is_valid_symmetric_and_below_each_factor(factors):
+    f = C.compose(factors)
+    assert_valid(f, tolerance=1e-10)
+    assert_symmetric(f, tolerance=1e-10)
+    for factor in factors:  # composing never helps: f ≤ each factor (tensor product)
+        assert np.all(f.beta(GRID) <= factor.beta(GRID) + 1e-8)
+
+
+@SETTINGS
+@given(base_curves)
+def test_from_profile_of_a_curve_is_valid_and_below_it(curve):
+    f = curve.symmetrize()
+    back = C.from_profile(C.PrivacyProfile.from_tradeoff(f))
+    assert_valid(back, tolerance=1e-10)
+    assert np.all(back.beta(GRID) <= f.beta(GRID) + 1e-8)
