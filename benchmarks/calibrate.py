@@ -9,8 +9,8 @@ For each workload, the DP-SGD noise multiplier σ meeting (ε, δ) is computed b
 all in one run, timed with ``time.perf_counter`` (median of ``--repeat``
 runs). Each σ is then accounted by gaussdp's default accountant, so the
 table shows what ε each answer really gives. One row per workload is
-appended to ``docs/benchmarks-calibration.md`` (or ``--output``), with the
-machine and versions.
+written to ``docs/benchmarks-calibration.md`` (or ``--output``), replacing
+earlier results, with the machine and versions.
 
     python benchmarks/calibrate.py [--repeat 3] [--output docs/benchmarks-calibration.md]
 """
@@ -108,19 +108,20 @@ def main() -> None:
     )
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
     note = f"\nRun on {machine}, Python {platform.python_version()}, {versions}.\n\n"
-    output = arguments.output
-    if not output.exists():
-        output.write_text(
-            "# Calibration benchmarks\n\n"
-            "Written by `benchmarks/calibrate.py` (run by hand). Times are medians of "
-            "`time.perf_counter` over repeated runs in one process; σ is the noise multiplier "
-            "each tool returns for the target. The last column accounts dp_accounting's σ "
-            "with gaussdp's default (pessimistic) accountant: gaussdp's tighter bounds let it "
-            "return a smaller σ for the same certified target.\n\n",
-            encoding="utf-8",
-        )
-    with output.open("a", encoding="utf-8") as handle:
-        handle.write(HEADER + "\n".join(rows) + "\n" + note)
+    # One table: each run replaces the previous results (their history is in git).
+    arguments.output.write_text(
+        "# Calibration benchmarks\n\n"
+        "Written by `benchmarks/calibrate.py` (run by hand). Times are medians of "
+        "`time.perf_counter` over repeated runs in one process; σ is the noise multiplier "
+        "each tool returns for the target. The last column accounts dp_accounting's σ "
+        "with gaussdp's default (pessimistic) accountant: gaussdp's tighter bounds let it "
+        "return a smaller σ for the same certified target.\n\n"
+        + HEADER
+        + "\n".join(rows)
+        + "\n"
+        + note,
+        encoding="utf-8",
+    )
 
 
 if __name__ == "__main__":

@@ -2,9 +2,9 @@
 
 Run by hand (not by pytest)::
 
-    /work/venv/bin/python benchmarks/run_accountants.py            # every workload
-    /work/venv/bin/python benchmarks/run_accountants.py --quick    # CIFAR-10 rows only
-    /work/venv/bin/python benchmarks/run_accountants.py --skip gaussdp --skip pld_converged
+    python benchmarks/run_accountants.py            # every workload
+    python benchmarks/run_accountants.py --quick    # CIFAR-10 rows only
+    python benchmarks/run_accountants.py --skip gaussdp --skip pld_converged
 
 For every workload (Poisson-subsampled Gaussian, σ, q, T steps, target δ) it
 records ε and the time taken by
@@ -252,7 +252,15 @@ def _worker(accountant: str, workload_key: str, memory_gb: float, slow_after: fl
         wanted = 5 if times[0] < 2 else 3 if times[0] < slow_after else 1
         if len(times) >= wanted:
             break
-    return {"values": values, "times": times, "median_time": statistics.median(times)}
+    record = {"values": values, "times": times, "median_time": statistics.median(times)}
+    try:
+        import resource
+
+        # Peak resident memory of this worker (imports included): KiB on Linux.
+        record["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    except ImportError:  # not on POSIX
+        pass
+    return record
 
 
 def _measure(accountant: str, workload: Workload, args) -> dict:
@@ -363,6 +371,12 @@ def _time(record: dict | None) -> str:
     return f"{record['median_time']:.3g} s ({runs}×)"
 
 
+def _memory(record: dict | None) -> str:
+    if record is None or "skipped" in record or "peak_rss_mb" not in record:
+        return "—"
+    return f"{record['peak_rss_mb']:.0f} MB"
+
+
 def _value(accountant: str, record: dict | None) -> str:
     if record is None:
         return "not run yet"
@@ -406,7 +420,7 @@ def write_markdown(results, accountants, args, path: Path) -> None:
         "Command to reproduce:",
         "",
         "```sh",
-        "/work/venv/bin/python benchmarks/run_accountants.py " + " ".join(args.argv),
+        "python benchmarks/run_accountants.py " + " ".join(args.argv),
         "```",
         "",
         "Accountants:",
@@ -450,6 +464,19 @@ def write_markdown(results, accountants, args, path: Path) -> None:
     lines.append("|" + "---|" * (1 + len(columns)))
     for w in workloads:
         cells = [_time(results[w.key].get(a)) for a in columns]
+        lines.append(f"| {w.label} | " + " | ".join(cells) + " |")
+
+    lines += [
+        "",
+        "## Peak memory",
+        "",
+        "Peak resident memory of each cell's worker process (imports included), from `getrusage`.",
+        "",
+        header.replace("| σ | q | T | δ ", ""),
+        "|" + "---|" * (1 + len(columns)),
+    ]
+    for w in workloads:
+        cells = [_memory(results[w.key].get(a)) for a in columns]
         lines.append(f"| {w.label} | " + " | ".join(cells) + " |")
 
     lines += [
