@@ -351,7 +351,15 @@ def compose_many(
     composed_rows = fft.irfft(transformed, length, axis=-1, workers=_WORKERS)
     del transformed
     keep = min(length, full - low)
-    composed_rows = np.maximum(np.roll(composed_rows, -low, axis=-1)[:, :keep], 0.0)
+    # Entries low, low + 1, … of the cyclic result (a view unless the window wraps).
+    start = low % length
+    if start + keep <= length:
+        composed_rows = composed_rows[:, start : start + keep]
+    else:
+        composed_rows = np.concatenate(
+            (composed_rows[:, start:], composed_rows[:, : start + keep - length]), axis=-1
+        )
+    np.maximum(composed_rows, 0.0, out=composed_rows)
     infinity = 1.0 - math.prod((1.0 - pld.infinity_mass) ** count for pld, count in items)
     wrapped = 0.0 if exact else (plan.below if optimistic else plan.above)
     allowance = _rounding_allowance(length, total_count)
