@@ -30,6 +30,7 @@ import numpy as np
 from scipy import special
 
 __all__ = [
+    "LOG_ROUNDING",
     "LOG_SQRT_2PI",
     "SQRT_HALF_PI",
     "UNIT_ROUNDOFF",
@@ -54,6 +55,11 @@ __all__ = [
 LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 #: u = 2⁻⁵³: |fl(x ∘ y) − x ∘ y| ≤ u·|x ∘ y| for every basic operation.
 UNIT_ROUNDOFF = 2.0**-53
+#: Bound on the relative error, in x = e^y, of y = fl(fl(log s) − l) for positive
+#: doubles s and log x: the log is within one ulp, ≤ 2u·|log s| ≤ 1430u (|log s| ≤ 715
+#: for the sums here), the subtraction within u·|y| ≤ 745u, and an absolute error a in
+#: y is a relative error e^a − 1 ≈ a in x. Rounded up.
+LOG_ROUNDING = 2300.0 * UNIT_ROUNDOFF
 SQRT_HALF_PI = math.sqrt(0.5 * math.pi)
 _SQRT_HALF = math.sqrt(0.5)
 

@@ -34,7 +34,7 @@ from scipy import special
 
 from gaussdp import gdp
 from gaussdp import mechanisms as m
-from gaussdp._numerics import UNIT_ROUNDOFF, suffix_sums
+from gaussdp._numerics import LOG_ROUNDING, UNIT_ROUNDOFF, suffix_sums
 from gaussdp._validation import InvalidParameterError, check_real, restore_shape
 from gaussdp.pld import composition as pld_compose
 from gaussdp.pld.dominating_pairs import dominating_losses, is_identity
@@ -238,7 +238,7 @@ def _pure_dp_profiles(
     with np.errstate(divide="ignore"):
         log_tail_q = np.log(tail_q)
     error_p = (1.0 + sum_error_p) * (1.0 + atom_error) - 1.0
-    error_q = (1.0 + sum_error_q) * (1.0 + atom_error) - 1.0 + 2.0 * UNIT_ROUNDOFF
+    error_q = (1.0 + sum_error_q) * (1.0 + atom_error) - 1.0 + LOG_ROUNDING
     bounds = []
     for side in (1, -1):
         moved_p, moved_log_q = certify_tail_sums(tail_p, error_p, log_tail_q, error_q, side)

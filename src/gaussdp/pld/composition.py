@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import fft, optimize, signal
 
+from gaussdp._numerics import UNIT_ROUNDOFF
 from gaussdp.pld.grid import GridPLD
 
 __all__ = [
@@ -45,7 +46,6 @@ __all__ = [
 ]
 
 _WORKERS = os.cpu_count() or 1
-_UNIT_ROUNDOFF = 2.0**-53
 
 
 def _rounding_allowance(length: int, times: int = 1) -> float:
@@ -58,7 +58,7 @@ def _rounding_allowance(length: int, times: int = 1) -> float:
     (measured errors are orders of magnitude smaller). Carried in ``slack``
     so that upper bounds stay upper bounds and lower bounds lower bounds.
     """
-    return _UNIT_ROUNDOFF * (4.0 * times + 16.0 * math.log2(max(length, 2)))
+    return UNIT_ROUNDOFF * (4.0 * times + 16.0 * math.log2(max(length, 2)))
 
 
 # Below this, exp() underflows to zero in double precision.

@@ -21,7 +21,7 @@ from functools import cached_property
 import numpy as np
 from scipy import signal
 
-from gaussdp._numerics import UNIT_ROUNDOFF, monotone_root, suffix_sums
+from gaussdp._numerics import LOG_ROUNDING, UNIT_ROUNDOFF, monotone_root, suffix_sums
 from gaussdp.pld.grid import GridPLD
 
 __all__ = ["Profile", "certify_tail_sums", "profile_of"]
@@ -141,12 +141,13 @@ def _log_grid_tail_q(p: np.ndarray, losses: np.ndarray, spacing: float) -> tuple
     Where the losses span at most 700 nats, the terms are scaled by e^{l_max}
     (P_i·e^{(n−1−i)h} ≤ e^700: no overflow, and the top atoms, which decide
     the smallest false-positive rates, are exact) and summed by
-    :func:`gaussdp._numerics.suffix_sums`; the exponent, the exponential, the
-    product and the final log and shift add at most (span + |l_max| + 4)·u.
-    Wider grids use the recursion U_j = P_j + e^{−h}·U_{j+1} (``lfilter``),
-    the sum being e^{−l_j}·U_j; each step (a product, a sum of non-negative
-    terms, the rounded e^{−h}) adds at most a relative 3u, so the bound is
-    3(n + 2)·u.
+    :func:`gaussdp._numerics.suffix_sums`; the exponent (at most u·span), the
+    exponential and the product (a few u) add (span + 4)·u, and the final log
+    and shift :data:`gaussdp._numerics.LOG_ROUNDING`. Wider grids use the
+    recursion U_j = P_j + e^{−h}·U_{j+1} (``lfilter``), the sum being
+    e^{−l_j}·U_j; each step (a product, a sum of non-negative terms, the
+    rounded e^{−h}) adds at most a relative 3u, so that bound is
+    3(n + 2)·u, plus the log and shift.
     """
     n = p.size
     u = UNIT_ROUNDOFF
@@ -159,12 +160,12 @@ def _log_grid_tail_q(p: np.ndarray, losses: np.ndarray, spacing: float) -> tuple
         sums, error = suffix_sums(scaled)
         with np.errstate(divide="ignore"):
             log_tail = np.log(sums) - top
-        return log_tail, error + (span + abs(top) + 4.0) * u * (1.0 + 1e-6)
+        return log_tail, error + (span + 4.0) * u * (1.0 + 1e-6) + LOG_ROUNDING
     decay = math.exp(-spacing)
     recursive = signal.lfilter([1.0], [1.0, -decay], p[::-1])[::-1]
     with np.errstate(divide="ignore"):
         log_tail = np.log(np.maximum(recursive, 0.0)) - losses
-    return np.concatenate([log_tail, [-np.inf]]), 3.0 * (n + 2) * u * (1.0 + 1e-6)
+    return np.concatenate([log_tail, [-np.inf]]), 3.0 * (n + 2) * u * (1.0 + 1e-6) + LOG_ROUNDING
 
 
 def certify_tail_sums(
@@ -230,9 +231,10 @@ def profile_of(pld: GridPLD) -> Profile:
     tail_q, error_q = suffix_sums(q)
     with np.errstate(divide="ignore"):
         log_tail_q = np.log(tail_q)
-    # Q_k = R_k·e^{−l_k} and the log add a few roundings each.
+    # Q_k = R_k·e^{−l_k} adds a few roundings (and a relative u·|l_k| from the
+    # exponent, ≤ LOG_ROUNDING), the log of the sums LOG_ROUNDING.
     tail_p, log_tail_q = certify_tail_sums(
-        tail_p, error_p, log_tail_q, error_q + 4.0 * UNIT_ROUNDOFF, safe_side=-1
+        tail_p, error_p, log_tail_q, error_q + 2.0 * LOG_ROUNDING, safe_side=-1
     )
     return Profile(
         losses,
