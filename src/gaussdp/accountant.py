@@ -41,6 +41,7 @@ from gaussdp.pld.dominating_pairs import dominating_losses, is_identity
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, GridPLD, discretise
 from gaussdp.pld.guarantees import expand_group, simplify_leaves
 from gaussdp.pld.query import Profile, certify_tail_sums, profile_of
+from gaussdp.pld.tradeoffs import symmetric_curve
 
 __all__ = ["Accounting", "account"]
 
@@ -433,22 +434,6 @@ def _exact_atoms_curve(profile: Profile):
     )
 
 
-def _raised(curve, allowance: float):
-    """An optimistic curve raised by the rounding allowance of its profile.
-
-    Lowering a profile by s raises its trade-off curve by s (Proposition 6:
-    f(α) = sup_ε 1 − δ(ε) − e^ε α), capped at 1 − α; the lower convex envelope
-    of min(f + s, 1 − α) still lies above every convex curve below it, the true
-    one included.
-    """
-    if allowance == 0.0:
-        return curve
-    from gaussdp import curves
-
-    alphas = curve.alphas
-    return curves.from_points(alphas, np.minimum(curve.betas + allowance, 1.0 - alphas))
-
-
 @dataclass(frozen=True, eq=False)
 class Accounting:
     """The privacy of one mechanism, as certified bounds.
@@ -520,12 +505,12 @@ class Accounting:
         ``kind="pessimistic"`` (default) gives a curve *below* the true one
         (attacks at least this strong are ruled out — a valid f-DP guarantee),
         ``"optimistic"`` one above it. On the numerical path each is the exact
-        piecewise-linear curve of the composed discrete pair of each
-        neighbouring direction (Gomez et al. 2025, Theorem A.10), combined by
-        :func:`gaussdp.curves.from_directions` (symmetric, correct for
-        asymmetric mechanisms such as Poisson subsampling); mass at infinite
-        loss (and the pessimistic slack) makes f(0) < 1 rather than being
-        dropped. Closed forms give G_μ or the exact pure-DP curve.
+        piecewise-linear curve of the accountant's own profile over both
+        neighbouring directions (:func:`gaussdp.pld.tradeoffs.symmetric_curve`:
+        symmetric, and correct for asymmetric mechanisms such as Poisson
+        subsampling); mass at infinite loss (and the pessimistic slack) makes
+        f(0) < 1 rather than being dropped. Closed forms give G_μ or the exact
+        pure-DP curve.
         """
         from gaussdp import curves
 
@@ -538,34 +523,9 @@ class Accounting:
             return curves.gaussian(guarantee.mu)
         if isinstance(guarantee, _ExactAtomsGuarantee):
             return _exact_atoms_curve(guarantee.exact)
-        # The symmetric curve of the reported profile, sup_ε f_{ε,δ(ε)} with
-        # δ = max over directions (Propositions 5-6), depends only on the atoms
-        # of loss >= 0 of each direction. Read its breakpoints straight off the
-        # suffix sums S_P, S_Q (accurate at small α) and reflect. Atoms of very
-        # negative loss are NOT used: their P-masses are below one ulp of the
-        # suffix sums (and FFT noise), so -diff(tail_p)·e^{-l} loses their Q-mass
-        # and the inverse curve gets spurious mass at +inf (f(0) < 1, up to
-        # 5e-5 for Laplace+Gaussian mu=3), and the optimistic curve ends up
-        # below the true one at low FPR.
-        xs, ys = [], []
-        for pld in self.privacy_loss_distributions(kind).values():
-            profile = profile_of(pld)
-            allowance = profile.shift + profile.shift_below + profile.shift_at_cut
-            if kind == PESSIMISTIC:
-                # The certified slack is probability of unbounded loss: f(0) drops by it.
-                infinity, raise_by = min(profile.infinity_mass + max(allowance, 0.0), 1.0), 0.0
-            else:
-                infinity, raise_by = profile.infinity_mass, max(-allowance, 0.0)
-            head = int(np.searchsorted(profile.losses, 0.0, side="left"))
-            tail_p = profile.tail_p[head:]  # S_P(L >= l_j), ending with 0
-            with np.errstate(over="ignore"):
-                tail_q = np.exp(profile.log_tail_q[head:])
-            alphas = np.concatenate(([0.0], tail_q))
-            betas = np.concatenate(([1.0 - infinity], 1.0 - infinity - tail_p))
-            betas = np.clip(np.minimum(betas + raise_by, 1.0 - alphas), 0.0, 1.0)
-            xs += [alphas, betas]
-            ys += [betas, alphas]
-        return curves.PiecewiseLinear._from_vertices(np.concatenate(xs), np.concatenate(ys))
+        return symmetric_curve(
+            [profile_of(pld) for pld in self.privacy_loss_distributions(kind).values()]
+        )
 
     def privacy_loss_distributions(self, kind: str = PESSIMISTIC) -> dict[str, GridPLD]:
         """The composed discrete distributions {"remove": …, "add": …} of the numerical path.

@@ -19,7 +19,7 @@ from gaussdp.pld.grid import PESSIMISTIC, discretise
 from gaussdp.pld.losses import AtomicLoss
 from gaussdp.pld.query import profile_of
 
-__all__ = ["compose_tradeoffs"]
+__all__ = ["compose_tradeoffs", "symmetric_curve"]
 
 DEFAULT_GRID_SPACING = 1e-4
 _TAIL = 1e-30
@@ -59,31 +59,46 @@ def compose_tradeoffs(curves, *, grid_spacing: float = DEFAULT_GRID_SPACING):
     -------
     gaussdp.curves.PiecewiseLinear
     """
-    from gaussdp import curves as curves_module
-
     curves = list(curves)
-    # Only atoms of loss >= 0 of each orientation are read (from the suffix sums,
-    # accurate at small alpha), and the symmetric curve is their envelope and its
-    # reflection: -diff(tail_p)·e^{-l} loses the Q-mass of very negative losses
-    # and turned it into spurious mass at +inf (f(0) = 1 - 3e-5 for G_3 ⊗ Lap_3).
-    xs, ys = [], []
+    profiles = []
     for orient in (lambda f: f, lambda f: f.inverse()):
         items = [
             (discretise(_pair(orient(curve)), grid_spacing, PESSIMISTIC, _TAIL), 1)
             for curve in curves
         ]
-        profile = profile_of(compose_many(items))
-        infinity = min(
-            profile.infinity_mass + profile.shift + profile.shift_below + profile.shift_at_cut, 1.0
-        )
+        profiles.append(profile_of(compose_many(items)))
+    return symmetric_curve(profiles)
+
+
+def symmetric_curve(profiles):
+    """The symmetric trade-off curve sup_{ε ≥ 0} f_{ε, δ(ε)} of δ = max over ``profiles``.
+
+    Dong, Roth & Su (2022), Propositions 5–6: for each profile (one
+    neighbouring direction) the test on the atoms of loss above a threshold
+    has false-positive rate S_Q and true-positive rate S_P + P(+∞) + slack;
+    the lower convex hull of these points over every profile, reflected in
+    the diagonal, is the curve. Only atoms of loss ≥ 0 are read, straight off
+    the suffix sums (accurate at small α): the P-masses of very negative
+    losses are below one ulp of the sums, so rebuilding masses by differences
+    loses their Q-mass and invents mass at infinite loss. Each profile's
+    allowance is honoured on its own side: a positive shift (a pessimistic
+    profile's slack) is P-mass at infinite loss and lowers f(0); a negative
+    one (an optimistic profile lowered by its allowance) raises every β by as
+    much (Proposition 6: f(α) = sup_ε 1 − δ(ε) − e^ε α), capped at 1 − α.
+    """
+    from gaussdp import curves as curves_module
+
+    xs, ys = [], []
+    for profile in profiles:
+        allowance = profile.shift + profile.shift_below + profile.shift_at_cut
+        infinity = min(profile.infinity_mass + max(allowance, 0.0), 1.0)
+        raise_by = max(-allowance, 0.0)
         head = int(np.searchsorted(profile.losses, 0.0, side="left"))
         with np.errstate(over="ignore"):
             tail_q = np.exp(profile.log_tail_q[head:])
         alphas = np.concatenate(([0.0], tail_q))
-        betas = np.clip(
-            np.concatenate(([1.0 - infinity], 1.0 - infinity - profile.tail_p[head:])), 0.0, 1.0
-        )
-        betas = np.minimum(betas, 1.0 - alphas)
+        betas = np.concatenate(([1.0 - infinity], 1.0 - infinity - profile.tail_p[head:]))
+        betas = np.clip(np.minimum(betas + raise_by, 1.0 - alphas), 0.0, 1.0)
         xs += [alphas, betas]
         ys += [betas, alphas]
     return curves_module.PiecewiseLinear._from_vertices(np.concatenate(xs), np.concatenate(ys))
