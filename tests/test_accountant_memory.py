@@ -109,7 +109,7 @@ def test_the_memory_estimate_bounds_the_measured_peak():
         A._composed_length_estimate(losses, leaves, spacing, index)
         for index in range(len(A.DIRECTIONS))
     )
-    bytes_per_point = getattr(A, "_BYTES_PER_POINT", 48)
+    bytes_per_point = A._BYTES_PER_POINT
     tracemalloc.start()
     try:
         g.account(mechanism)

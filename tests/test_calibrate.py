@@ -416,3 +416,10 @@ def test_mu_target_with_a_fixed_failure_probability_is_monotone_and_verified():
     # More private values meet it too (monotone in σ at a fixed failure probability).
     for sigma in (result.value * 1.001, result.value * 1.05, result.value * 1.5):
         assert account(DPSGD(sigma, q, steps)).gdp(delta_tail=1e-10).mu <= 1.0
+
+
+def test_a_failure_probability_cap_below_the_accountants_floor_names_the_cap():
+    with pytest.raises(ValueError, match=r"max_delta_tail = 1e-20 cannot be certified.*floor"):
+        calibrate.noise_multiplier(
+            Mu(1.0, max_delta_tail=1e-20), sampling_probability=0.01, steps=1000
+        )

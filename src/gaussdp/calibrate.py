@@ -267,11 +267,16 @@ class Mu(Target):
         # report's default delta_tail sits at the accountant's floor, which moves with the
         # parameter, and mu jumps with it (DP-SGD q=0.01, T=1000: mu 0.89 at sigma=0.833642,
         # 1.36 at sigma=0.833636, 1.16 at 0.835).
-        report = (
-            report_of()
-            if self.max_delta_tail is None
-            else report_of(delta_tail=self.max_delta_tail)
-        )
+        if self.max_delta_tail is None:
+            report = report_of()
+        else:
+            try:
+                report = report_of(delta_tail=self.max_delta_tail)
+            except InvalidParameterError as error:
+                raise InvalidParameterError(
+                    f"max_delta_tail = {self.max_delta_tail:g} cannot be certified for "
+                    f"{accounting.mechanism.describe()}: {error}"
+                ) from None
         regret = getattr(report, "regret", None)
         delta_tail = float(getattr(report, "delta_tail", 0.0) or 0.0)
         return float(report.mu), (math.inf if regret is None else float(regret)), delta_tail

@@ -15,6 +15,7 @@ def _number(value: float | None):
 
 
 def _target(
+    *,
     target_epsilon: float | None,
     delta: float | None,
     target_mu: float | None,
@@ -91,21 +92,7 @@ def _target(
     help="Relative tolerance on σ.",
 )
 @click.option("--format", "output_format", type=FORMATS, default="text", show_default=True)
-def calibrate(
-    target_epsilon,
-    delta,
-    target_mu,
-    max_regret,
-    max_delta_tail,
-    target_advantage,
-    target_tpr,
-    at_fpr,
-    sampling_probability,
-    steps,
-    bracket,
-    rtol,
-    output_format,
-) -> None:
+def calibrate(sampling_probability, steps, bracket, rtol, output_format, **target_options) -> None:
     """The smallest DP-SGD noise multiplier σ that meets a privacy target.
 
     The answer is on the safe side: σ was re-checked with the pessimistic
@@ -117,16 +104,7 @@ def calibrate(
     gaussdp calibrate --target-advantage 0.1 --sampling-probability 0.01 --steps 1000
     gaussdp calibrate --target-tpr 0.01 --at-fpr 1e-4 --sampling-probability 0.01 --steps 1000
     """
-    target = _target(
-        target_epsilon,
-        delta,
-        target_mu,
-        max_regret,
-        max_delta_tail,
-        target_advantage,
-        target_tpr,
-        at_fpr,
-    )
+    target = _target(**target_options)
     result = calibration.noise_multiplier(
         target,
         sampling_probability=sampling_probability,
