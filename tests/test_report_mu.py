@@ -64,7 +64,7 @@ def test_numerical_path_on_a_nearly_gaussian_mechanism():
     assert not r.exact
     assert 1.0 <= r.mu <= 1.0 + 1e-5
     assert r.regret < 1e-6
-    assert 0.0 < r.delta_floor <= r.delta_tail < 1e-12
+    assert 0.0 < r.delta_floor <= r.delta_tail / 100 and r.delta_tail == 1e-10
 
 
 @pytest.mark.parametrize("epsilon", [0.1, 0.5, 1.0, 2.0, 5.0])
@@ -227,10 +227,9 @@ def test_approx_dp_curve_needs_its_delta():
 )
 def test_the_guarantee_holds_against_the_accountants_upper_bounds(mechanism):
     """δ_up(ε) ≤ δ_tail + (1 − δ_tail)δ_μ(ε) on a dense ε grid, and μ is tight."""
-    accounting = account(mechanism)
-    r = accounting.gdp()
+    r = account(mechanism).gdp()
     eps = np.linspace(0.0, 30.0, 30001)
-    upper = np.asarray(accounting.delta(eps))
+    upper = np.asarray(r.accounting.delta(eps))
     assert np.all(upper <= guarantee_delta(r.mu, r.delta_tail, eps) * (1 + 1e-9) + 1e-15)
     # A slightly smaller μ fails somewhere (with the failure probability of the floor).
     smaller = r.mu * (1 - 1e-4)

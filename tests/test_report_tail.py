@@ -29,7 +29,7 @@ from gaussdp import (
     gdp,
 )
 from gaussdp.report import report, tail_mu
-from gaussdp.report.core import NOISE_SHARE
+from gaussdp.report.core import DEFAULT_DELTA_TAIL
 from tests import references
 
 REPLACE = Neighbouring.REPLACE
@@ -107,22 +107,22 @@ def test_accountant_gdpt_rises_towards_the_tail_limit():
     r = account(DPSGD(1.0, 0.5, 4)).gdp(deltas=deltas)
     needed = [row.mu_at_delta for row in r.epsilons]
     assert needed == sorted(needed)
-    assert needed[-1] <= r.mu <= r.mu_tail == 2.0
-    assert r.delta_tail < 1e-12
+    # μ at δ_tail covers the points with δ > δ_tail; the 1e-12 point needs a smaller δ_tail.
+    assert needed[-3] <= r.mu <= r.mu_tail == 2.0
+    assert needed[-1] <= r.mu_for(1e-14) * (1 + 1e-6) <= r.mu_tail
+    assert r.delta_tail == DEFAULT_DELTA_TAIL
 
 
-def test_delta_tail_is_between_the_floor_and_the_noise_allowance():
+def test_delta_tail_is_the_declared_default_far_above_the_floor():
     accounting = account(DPSGD(1.1, 0.01, 3000))
     r = accounting.gdp()
-    upper = accounting._guarantee.upper
-    slack = max(p.shift for p in upper)
-    # The certified tail sums may exceed 1 by their rounding allowance: the excess.
-    excess = max(max(p.tail_p[0] + p.infinity_mass - 1.0, 0.0) for p in upper)
-    assert r.delta_floor <= r.delta_tail <= r.delta_floor + NOISE_SHARE * (slack + excess) + 1e-30
+    assert r.delta_tail == DEFAULT_DELTA_TAIL == 1e-10
+    assert r.delta_floor <= 1e-14  # 100 times below every δ_tail of the μ table
+    accounting = r.accounting  # the (tilted) composition the report read
     assert r.epsilon_tail == pytest.approx(gdp.epsilon(r.mu, r.delta_tail), rel=1e-12)
     eps = np.linspace(0.0, r.epsilon_tail + 5.0, 40001)
     bound = r.delta_tail + (1.0 - r.delta_tail) * np.asarray(gdp.delta(r.mu, eps))
-    assert np.all(np.asarray(accounting.delta(eps)) <= bound * (1 + 1e-9) + 1e-16)
+    assert np.all(np.asarray(r.accounting.delta(eps)) <= bound * (1 + 1e-9) + 1e-16)
 
 
 def test_a_larger_delta_tail_gives_a_smaller_mu():
@@ -133,7 +133,7 @@ def test_a_larger_delta_tail_gives_a_smaller_mu():
     assert looser.mu < default.mu
     eps = np.linspace(0.0, 20.0, 20001)
     bound = 1e-9 + (1.0 - 1e-9) * np.asarray(gdp.delta(looser.mu, eps))
-    assert np.all(np.asarray(accounting.delta(eps)) <= bound * (1 + 1e-9) + 1e-16)
+    assert np.all(np.asarray(looser.accounting.delta(eps)) <= bound * (1 + 1e-9) + 1e-16)
 
 
 def test_long_runs_with_a_position_dependent_allowance_stay_certified():
@@ -142,7 +142,7 @@ def test_long_runs_with_a_position_dependent_allowance_stay_certified():
     r = accounting.gdp()
     eps = np.linspace(0.0, 30.0, 30001)
     bound = r.delta_tail + (1.0 - r.delta_tail) * np.asarray(gdp.delta(r.mu, eps))
-    assert np.all(np.asarray(accounting.delta(eps)) <= bound * (1 + 1e-9) + 1e-16)
+    assert np.all(np.asarray(r.accounting.delta(eps)) <= bound * (1 + 1e-9) + 1e-16)
     assert r.mu < r.mu_tail
 
 
@@ -158,12 +158,10 @@ def test_a_profile_of_an_exactly_gdp_mechanism_reports_its_mu(mu):
     r = accounting.gdp()
     assert mu <= r.mu <= mu * (1 + 1e-5)
     assert r.tier == 1 and r.regret < 1e-5
-    excess = max(p.tail_p[0] + p.infinity_mass - 1.0 for p in accounting._guarantee.upper)
-    assert excess > 0.0
-    assert r.delta_floor <= r.delta_tail <= r.delta_floor + NOISE_SHARE * excess * (1 + 1e-9)
+    assert r.delta_tail == DEFAULT_DELTA_TAIL
     eps = np.linspace(0.0, 40.0, 40001)
     bound = r.delta_tail + (1.0 - r.delta_tail) * np.asarray(gdp.delta(r.mu, eps))
-    assert np.all(np.asarray(accounting.delta(eps)) <= bound * (1 + 1e-9) + 1e-16)
+    assert np.all(np.asarray(r.accounting.delta(eps)) <= bound * (1 + 1e-9) + 1e-16)
 
 
 # ---------------------------------------------------------------------------
@@ -187,7 +185,7 @@ def test_a_curve_cut_at_tpr_one_gives_a_finite_certified_mu():
     assert needs < r.mu
     eps = np.linspace(0.0, 600.0, 60001)
     bound = r.delta_tail + (1.0 - r.delta_tail) * np.asarray(gdp.delta(r.mu, eps))
-    assert np.all(np.asarray(accounting.delta(eps)) <= bound * (1 + 1e-9) + 1e-16)
+    assert np.all(np.asarray(r.accounting.delta(eps)) <= bound * (1 + 1e-9) + 1e-16)
     alphas = np.concatenate((np.logspace(-300, 0, 3001), np.linspace(0.0, 1.0, 1001)))
     assert np.all(r.beta_mu(alphas) <= r.beta(alphas) + 1e-15)
     limit = r.rounding_limit
@@ -231,12 +229,13 @@ def test_infinite_mu_is_explained_and_a_larger_delta_tail_suggested_only_if_it_h
         [-np.inf, -np.inf, np.log(1e-3), np.log(0.3)], [floor, 1e-7, 0.05, 0.8], floor
     )
     steep = _steep.steep_curve([direction])
-    mu, failure = core.fit(steep, [direction], None)
+    failure = floor
+    mu = core.fit(steep, [direction], failure)
     assert math.isinf(mu)
     info = core.why_infinite(steep, [direction], failure)
     assert info.needed == pytest.approx(1e-7)
     assert info.suggested_delta_tail == pytest.approx(1.1e-7)
-    checked, _ = core.fit(steep, [direction], info.suggested_delta_tail)
+    checked = core.fit(steep, [direction], info.suggested_delta_tail)
     assert math.isfinite(checked) and info.suggested_mu == checked
     row = SimpleNamespace(mu_at_delta=2.0)
     sentence = _rounding_sentence(SimpleNamespace(rounding_limit=info, mu=mu, epsilons=[row]))

@@ -167,10 +167,18 @@ class _GaussianGuarantee(_Guarantee):
 
 @dataclass(frozen=True)
 class _ProfileGuarantee(_Guarantee):
-    """Bounds read off discrete distributions, the maximum over directions."""
+    """Bounds read off discrete distributions, the maximum over directions.
 
-    upper: tuple[Profile, ...]
+    Both sides are computed on first use (so that a report can ask for a
+    lower floor before anything is composed), then kept.
+    """
+
+    upper_factory: Callable[[], tuple[Profile, ...]]
     lower_factory: Callable[[], tuple[Profile, ...]]
+
+    @cached_property
+    def upper(self) -> tuple[Profile, ...]:
+        return self.upper_factory()
 
     @cached_property
     def lower(self) -> tuple[Profile, ...]:
@@ -350,14 +358,50 @@ def _choose_grid_spacing(losses: dict, counts: dict, accuracy: float) -> float:
     return min(spacing, MAXIMUM_GRID_SPACING)
 
 
+def _check_memory(
+    length: int, rows: int, spacing: float, total_count: int, memory: int, about: str
+) -> None:
+    """Refuse, before allocating, a composition that memory does not allow.
+
+    When only the tilted second row does not fit, the message names the
+    smallest floor the plain composition reaches.
+    """
+    needed = _BYTES_PER_POINT * length * rows
+    if needed <= _MEMORY_FRACTION * memory:
+        return
+    if rows == 2 and _BYTES_PER_POINT * length <= _MEMORY_FRACTION * memory:
+        reachable = pld_compose.rounding_allowance(length, total_count)
+        raise InvalidParameterError(
+            f"a delta floor below {reachable:.2g} needs a second, tilted composition of "
+            f"{length:,} points (about {needed / 1e9:.1f} GB in all), more than "
+            f"{_MEMORY_FRACTION:.0%} of the {memory / 1e9:.1f} GB available; the smallest "
+            f"reachable delta_floor is {reachable:.2g} (a delta_tail of {100 * reachable:.2g})"
+        )
+    raise InvalidParameterError(
+        f"this accuracy needs a grid of {about}{length:,} points (about "
+        f"{needed / 1e9:.1f} GB), more than {_MEMORY_FRACTION:.0%} of the "
+        f"{memory / 1e9:.1f} GB available; use a coarser accuracy (grid spacing now "
+        f"{spacing:.3g})"
+    )
+
+
 def _compose_all(
     losses: dict,
     counts: dict,
     spacing: float,
     kind: str,
     progress: Callable[[str], None] | None,
+    delta_floor: float | None = None,
+    floor_required: bool = False,
 ) -> dict[str, GridPLD]:
-    """Discretise every mechanism and compose them all in the Fourier domain, per direction."""
+    """Discretise every mechanism and compose them all in the Fourier domain, per direction.
+
+    The pessimistic compositions keep their floor at most ``delta_floor``
+    (computing them exponentially tilted where the plain rounding allowance
+    is larger, :func:`gaussdp.pld.composition.needs_tilt`). Where memory
+    does not allow the tilted row: refused if ``floor_required``, else the
+    plain composition (with its larger floor) is computed.
+    """
     memory = _available_memory()
     for leaf, pair in losses.items():
         for loss in pair:
@@ -369,17 +413,22 @@ def _compose_all(
                     f"more than half of the {memory / 1e9:.1f} GB available; use a coarser "
                     "accuracy or grid_spacing"
                 )
-    rows = 2 if kind == OPTIMISTIC else 1
+    total_count = sum(counts.values())
+    floor = delta_floor if kind == PESSIMISTIC else None
+
+    def rows_for(length: int) -> int:
+        if kind == OPTIMISTIC or pld_compose.needs_tilt(length, total_count, floor):
+            return 2
+        return 1
+
     for index in range(len(DIRECTIONS)):
         estimate = _composed_length_estimate(losses, counts, spacing, index)
-        needed = _BYTES_PER_POINT * estimate * rows
-        if needed > _MEMORY_FRACTION * memory:
-            raise InvalidParameterError(
-                f"this accuracy needs a grid of about {estimate:,} points (about "
-                f"{needed / 1e9:.1f} GB), more than {_MEMORY_FRACTION:.0%} of the "
-                f"{memory / 1e9:.1f} GB available; use a coarser accuracy (grid spacing now "
-                f"{spacing:.3g})"
-            )
+        rows = rows_for(estimate)
+        if rows == 2 and kind == PESSIMISTIC and not floor_required:
+            if _BYTES_PER_POINT * estimate * rows > _MEMORY_FRACTION * memory:
+                floor = None  # the default floor is a wish, not a demand: stay plain
+                rows = rows_for(estimate)
+        _check_memory(estimate, rows, spacing, total_count, memory, "about ")
     results: dict[str, GridPLD] = {}
     for index, direction in enumerate(DIRECTIONS):
         if progress is not None:
@@ -389,18 +438,13 @@ def _compose_all(
             for leaf, pair in losses.items()
         ]
         plan = pld_compose.plan_composition(items)
+        rows = rows_for(plan.length)
         needed = _BYTES_PER_POINT * plan.length * rows
-        if needed > _MEMORY_FRACTION * memory:
-            raise InvalidParameterError(
-                f"this accuracy needs a grid of {plan.length:,} points (about "
-                f"{needed / 1e9:.1f} GB), more than {_MEMORY_FRACTION:.0%} of the "
-                f"{memory / 1e9:.1f} GB available; use a coarser accuracy (grid spacing now "
-                f"{spacing:.3g})"
-            )
+        _check_memory(plan.length, rows, spacing, total_count, memory, "")
         if progress is not None:
             progress(f"{kind} bounds, {direction} direction: composing ({plan.length:,} points)")
         try:
-            results[direction] = pld_compose.compose_many(items, plan=plan)
+            results[direction] = pld_compose.compose_many(items, plan=plan, floor=floor)
         except MemoryError as error:  # the estimate was wrong or memory went elsewhere
             raise MemoryError(
                 f"out of memory composing a grid of {plan.length:,} points (estimated "
@@ -464,6 +508,20 @@ class Accounting:
     mu: float | None
     _guarantee: _Guarantee = field(repr=False)
     _distributions: Callable[[str], dict[str, GridPLD]] | None = field(default=None, repr=False)
+    _with_floor: Callable[[float], Accounting] | None = field(default=None, repr=False)
+
+    def with_delta_floor(self, delta_floor: float) -> Accounting:
+        """The same accounting with its numerical floor at most ``delta_floor``.
+
+        Closed forms have no floor and are returned as they are; the
+        numerical path composes again on the same grid, exponentially tilted
+        where the plain rounding allowance is above ``delta_floor``
+        (refused with one line where memory does not allow it).
+        """
+        delta_floor = float(
+            check_real("delta_floor", delta_floor, low=0.0, high=1.0, low_open=True)
+        )
+        return self if self._with_floor is None else self._with_floor(delta_floor)
 
     def delta(self, epsilon):
         """Upper bound on δ(ε), vectorised over ε ≥ 0."""
@@ -568,6 +626,7 @@ def account(
     neighbouring: m.Neighbouring | None = None,
     accuracy: float = DEFAULT_ACCURACY,
     grid_spacing: float | None = None,
+    delta_floor: float | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> Accounting:
     """Account the privacy of a mechanism: certified upper and lower bounds.
@@ -587,6 +646,16 @@ def account(
         close they are.
     grid_spacing : float, optional
         Use this grid spacing (nats) instead of choosing one from ``accuracy``.
+    delta_floor : float, optional
+        Keep the numerical floor of the upper bounds (P(+∞) plus the
+        certified slack for truncation and rounding: the δ that every ε
+        carries) at most this, by composing exponentially tilted as well
+        (:func:`gaussdp.pld.composition.needs_tilt`); refused with one line
+        where memory does not allow it. By default only runs of 10,000
+        compositions or more are tilted (the plain floor is u·(4T + 16 log₂ N),
+        about 1e-12 for T = 2000); the μ-GDP report asks for what its δ_tail
+        needs. Mass that the mechanism itself puts at infinite loss (an
+        (ε, δ) part) is not numerical and is not affected.
     progress : callable, optional
         Called with a short message before each expensive step.
 
@@ -650,20 +719,70 @@ def account(
                 "closed form: composition of pure-DP mechanisms via the exact distribution "
                 "of a sum of randomized-response losses (scaled binomials)"
             )
-            guarantee = _ExactAtomsGuarantee((profile,), lambda: (lower,), exact)
+            guarantee = _ExactAtomsGuarantee(lambda: (profile,), lambda: (lower,), exact)
             return Accounting(mechanism, neighbouring, method, None, None, guarantee)
 
+    if delta_floor is not None:
+        delta_floor = float(
+            check_real("delta_floor", delta_floor, low=0.0, high=1.0, low_open=True)
+        )
     leaves = _merge_gaussians(leaves)
     losses = {leaf: dominating_losses(leaf, neighbouring) for leaf in leaves}
     spacing = grid_spacing or _choose_grid_spacing(losses, leaves, accuracy)
+    return _numerical(mechanism, neighbouring, leaves, losses, spacing, delta_floor, progress)
+
+
+def _top_floor(pld: GridPLD) -> float:
+    """The allowance a pessimistic composition adds to δ(ε) for ε beyond its largest atom."""
+    floor = pld.infinity_mass + pld.slack
+    if pld.cut_index is None:
+        return floor + pld.slack_below + pld.slack_at_cut
+    top = pld.offset + pld.p_masses.size - 1
+    return floor + pld.slack_at_cut * math.exp(-pld.decay * max(top - pld.cut_index, 0))
+
+
+def _numerical(
+    mechanism, neighbouring, leaves, losses, spacing, delta_floor, progress, optimistic=None
+):
+    """The numerical path's Accounting (both kinds composed on demand, then cached).
+
+    ``optimistic``: the optimistic compositions if already computed (they
+    do not depend on the floor).
+    """
     cache: dict[str, dict[str, GridPLD]] = {}
+    if optimistic is not None:
+        cache[OPTIMISTIC] = optimistic
+    for index in range(len(DIRECTIONS)):  # refuse what memory cannot hold before any work
+        estimate = _composed_length_estimate(losses, leaves, spacing, index)
+        _check_memory(estimate, 1, spacing, 0, _available_memory(), "about ")
 
     def distributions(kind: str) -> dict[str, GridPLD]:
         if kind not in cache:
-            cache[kind] = _compose_all(losses, leaves, spacing, kind, progress)
+            cache[kind] = _compose_all(
+                losses, leaves, spacing, kind, progress, delta_floor, delta_floor is not None
+            )
         return cache[kind]
 
-    upper = tuple(profile_of(d) for d in distributions(PESSIMISTIC).values())
+    def with_floor(new_floor: float) -> Accounting:
+        if delta_floor is not None and new_floor >= delta_floor:
+            return accounting
+        if PESSIMISTIC in cache and all(
+            _top_floor(pld) <= new_floor for pld in cache[PESSIMISTIC].values()
+        ):
+            return accounting
+        return _numerical(
+            mechanism,
+            neighbouring,
+            leaves,
+            losses,
+            spacing,
+            new_floor,
+            progress,
+            cache.get(OPTIMISTIC),
+        )
+
+    def upper_profiles() -> tuple[Profile, ...]:
+        return tuple(profile_of(d) for d in distributions(PESSIMISTIC).values())
 
     def lower_profiles() -> tuple[Profile, ...]:
         return tuple(profile_of(d) for d in distributions(OPTIMISTIC).values())
@@ -672,12 +791,14 @@ def account(
         "numerical: privacy loss distributions composed by FFT "
         f"(connect-the-dots upper bound, binned lower bound, grid spacing {spacing:.3g})"
     )
-    return Accounting(
+    accounting = Accounting(
         mechanism,
         neighbouring,
         method,
         spacing,
         None,
-        _ProfileGuarantee(upper, lower_profiles),
+        _ProfileGuarantee(upper_profiles, lower_profiles),
         distributions,
+        with_floor,
     )
+    return accounting

@@ -17,7 +17,7 @@ the window's lowest point, and mass that may wrap around in the circular
 convolution to the unsafe side is bounded (Chernoff, with the exact moment
 generating function of the discrete distribution) and carried as ``slack``,
 added to every δ, together with an allowance for floating-point rounding in
-the transforms (:func:`_rounding_allowance`). In the optimistic form (separate
+the transforms (:func:`rounding_allowance`). In the optimistic form (separate
 P and tilted Q masses) any regrouping of atoms is post-processing, so trimmed
 mass is folded into the boundary atoms; only mass wrapping from below the
 window to its top (where its tilted Q-mass would be read at too high a loss)
@@ -40,7 +40,9 @@ from gaussdp.pld.grid import GridPLD
 __all__ = [
     "CompositionPlan",
     "compose",
+    "needs_tilt",
     "plan_self_composition",
+    "rounding_allowance",
     "self_compose",
     "trim",
 ]
@@ -48,7 +50,7 @@ __all__ = [
 _WORKERS = os.cpu_count() or 1
 
 
-def _rounding_allowance(length: int, times: int = 1) -> float:
+def rounding_allowance(length: int, times: int = 1) -> float:
     """An allowance for floating-point rounding in an FFT convolution, as P-mass.
 
     Raising a Fourier coefficient to the T-th power carries a relative error
@@ -146,7 +148,7 @@ def compose(first: GridPLD, second: GridPLD, tail: float = DEFAULT_TAIL) -> Grid
         + second.slack
         + second.slack_below
         + second.slack_at_cut
-        + _rounding_allowance(p.size),
+        + rounding_allowance(p.size),
         first.compositions + second.compositions,
     )
     return trim(composed, tail)
@@ -271,6 +273,19 @@ TILT_FROM_COMPOSITIONS = 10_000
 _TILT_TAIL = 1e-10
 
 
+def needs_tilt(length: int, total_count: int, floor: float | None = None) -> bool:
+    """Whether a pessimistic composition is also computed exponentially tilted.
+
+    From :data:`TILT_FROM_COMPOSITIONS` compositions on always (rounding is then
+    no longer small next to a δ of 1e-8), and whenever the plain rounding
+    allowance (:func:`rounding_allowance`, a floor under every δ) exceeds
+    the requested ``floor``.
+    """
+    if total_count >= TILT_FROM_COMPOSITIONS:
+        return True
+    return floor is not None and rounding_allowance(length, total_count) > floor
+
+
 def _tilt(items: list[tuple[GridPLD, int]], scale: float):
     """The tilt λ (per index) centred where the upper tail is ~1e-10, and log Π M_i(λ)^{c_i}."""
     terms = []
@@ -287,6 +302,7 @@ def compose_many(
     items: list[tuple[GridPLD, int]],
     tail: float = DEFAULT_TAIL,
     plan: CompositionPlan | None = None,
+    floor: float | None = None,
 ) -> GridPLD:
     """Compose ``count`` copies of each distribution, all in the Fourier domain.
 
@@ -308,6 +324,11 @@ def compose_many(
     result, where the rounding error becomes relative, those below from the
     plain one. The allowance is then split into ``slack`` (everywhere) and
     ``slack_below`` (for δ(ε) with ε below the switch only).
+
+    ``floor`` asks for the pessimistic form's δ floor (the allowance that
+    every δ carries however large ε is) to be at most this: when the plain
+    allowance exceeds it, the tilted form is computed whatever the number
+    of compositions (:func:`needs_tilt`).
     """
     first = items[0][0]
     for pld, _ in items[1:]:
@@ -322,7 +343,7 @@ def compose_many(
     low = 0 if exact else plan.low
     optimistic = not first.is_pessimistic
     total_count = sum(count for _, count in items)
-    tilted = not optimistic and total_count >= TILT_FROM_COMPOSITIONS
+    tilted = not optimistic and needs_tilt(length, total_count, floor)
     if tilted:
         variance = 0.0
         for pld, count in items:
@@ -362,7 +383,7 @@ def compose_many(
     np.maximum(composed_rows, 0.0, out=composed_rows)
     infinity = 1.0 - math.prod((1.0 - pld.infinity_mass) ** count for pld, count in items)
     wrapped = 0.0 if exact else (plan.below if optimistic else plan.above)
-    allowance = _rounding_allowance(length, total_count)
+    allowance = rounding_allowance(length, total_count)
     inherited = sum(
         count * (pld.slack + pld.slack_below + pld.slack_at_cut) for pld, count in items
     )

@@ -60,11 +60,15 @@ class Profile:
         with np.errstate(over="ignore", invalid="ignore"):
             # No Q-mass beyond ε contributes 0, also at ε = +∞ (where ∞ − ∞ is NaN).
             second = np.where(log_tail_q == -np.inf, 0.0, np.exp(epsilon + log_tail_q))
-        value = np.maximum(sp - second, 0.0) + self.infinity_mass + self._shift(epsilon)
+        value = np.maximum(sp - second, 0.0) + self.infinity_mass + self.allowance(epsilon)
         return np.clip(value, 0.0, 1.0)
 
-    def _shift(self, epsilon):
-        """The certified allowance added to δ(ε) (position-dependent when tilted)."""
+    def allowance(self, epsilon):
+        """The certified allowance added to δ(ε) (position-dependent when tilted).
+
+        Non-increasing in ε: ``shift + shift_below`` below ``cut_loss``, then
+        ``shift + shift_at_cut·e^{−decay·(ε − cut_loss)}``.
+        """
         if self.shift_below == 0.0 and self.shift_at_cut == 0.0:
             return self.shift
         with np.errstate(over="ignore", invalid="ignore"):

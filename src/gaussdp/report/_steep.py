@@ -91,31 +91,39 @@ def direction(profile) -> Direction:
     The profile's additive terms P(+∞) + ``shift`` (slack; negative for an
     optimistic profile) are added to every t, and t is clipped at 0 as the
     profile's δ is (the test at k = 0 then gives δ ≥ 0). A pessimistic
-    profile whose allowance depends on ε (long compositions composed with
+    profile whose allowance depends on ε (compositions computed with
     exponential tilting: ``shift_below`` before a cut, a decaying
-    ``shift_at_cut`` after it) is charged its largest value everywhere —
-    a constant allowance at least as large, so the curve stays below the
-    accountant's.
+    ``shift_at_cut`` after it) charges each test the allowance at the lower
+    end of the ε-interval it certifies (the allowance is non-increasing in
+    ε), so the curve stays below the accountant's; the floor is then the
+    allowance beyond the largest atom, far below the plain one.
     """
     losses = profile.losses
     first = int(np.searchsorted(losses, 0.0, side="left"))
     # tail_p[j] = Σ_{i ≥ j} P_i with a trailing 0; reversed, entry k sums the top k atoms.
     tpr = profile.tail_p[first:][::-1].astype(float)
     log_alpha = profile.log_tail_q[first:][::-1].astype(float)
+    descending = losses[first:][::-1].astype(float)
     shift = float(profile.shift)
-    if shift > 0.0:
-        # A position-dependent allowance (tilted long compositions) is at most its largest part.
-        shift += max(getattr(profile, "shift_below", 0.0), getattr(profile, "shift_at_cut", 0.0))
+    tilted = (
+        getattr(profile, "shift_below", 0.0) > 0.0 or getattr(profile, "shift_at_cut", 0.0) > 0.0
+    )
+    if tilted and profile.safe_side > 0:
+        # The test on the top k atoms gives δ(ε) for ε in [λ_{k+1}, λ_k) (λ descending,
+        # ε ≥ 0); the allowance is non-increasing in ε, so charge its value at λ_{k+1}.
+        shift = np.asarray(profile.allowance(np.append(descending, 0.0)), dtype=float)
     offset = float(profile.infinity_mass) + shift
     points = np.maximum(tpr + offset, 0.0)
     total = float(profile.tail_p[0]) + float(profile.infinity_mass) if profile.tail_p.size else 0.0
+    first_offset = float(np.max(offset)) if np.ndim(offset) else float(offset)
+    floor_offset = float(offset[0]) if np.ndim(offset) else float(offset)
     return Direction(
-        losses[first:][::-1].astype(float),
+        descending,
         np.exp(log_alpha),
         log_alpha,
         points,
-        max(offset, 0.0),
-        max(shift, 0.0),
+        max(floor_offset, 0.0),
+        max(first_offset - float(profile.infinity_mass), 0.0),
         max(total - 1.0, 0.0),
     )
 

@@ -55,9 +55,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
-from scipy import special
 
 from gaussdp import gdp
 from gaussdp import mechanisms as m
@@ -69,9 +69,11 @@ from gaussdp.report.tight_mu import mu_of_tests
 
 __all__ = [
     "DEFAULT_DELTAS",
+    "DEFAULT_DELTA_TAIL",
     "TABLE_ALPHAS",
     "TIER_I_REGRET",
     "EpsilonRow",
+    "MuRow",
     "Report",
     "RoundingLimit",
     "TableRow",
@@ -86,8 +88,14 @@ TABLE_ALPHAS = (1e-10, 1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 1e-1)
 TIER_I_REGRET = 0.01
 #: A δ_tail above this is not suggested to make μ finite (it would mean nothing).
 LARGEST_SUGGESTED_DELTA_TAIL = 1e-2
-#: μ is fitted with failure probability δ_floor + NOISE_SHARE·(slack + excess) (module docstring).
-NOISE_SHARE = 0.1
+#: The failure probability that goes with μ unless asked otherwise: the report's μ is
+#: "μ-GDP except with probability 1e-10" for every mechanism and parameter (see
+#: docs/report.md for why this value). Closed forms that are exactly μ-GDP report δ_tail = 0.
+DEFAULT_DELTA_TAIL = 1e-10
+#: The δ_tail of the μ-by-δ_tail table (the report's own δ_tail is added).
+MU_TABLE_DELTA_TAILS = (1e-6, 1e-8, 1e-10, 1e-12)
+#: The accountant's floor is kept at least this many times below the δ_tail asked for.
+FLOOR_MARGIN = 100.0
 # Tests with α below this are also checked in log space (exp underflows near 1e-308).
 _UNDERFLOW_ALPHA = 1e-290
 
@@ -168,6 +176,22 @@ class RoundingLimit:
     suggested_mu: float | None = None
 
 
+@dataclass(frozen=True)
+class MuRow:
+    """μ at one failure probability: a row of :attr:`Report.mu_by_delta_tail`.
+
+    ``mu`` is the tight μ with failure probability ``delta_tail`` (an upper
+    bound: the mechanism is μ-GDP except with probability δ_tail), None where
+    δ_tail is below the accountant's floor. The row with ``delta_tail`` = 0
+    and ``kind`` = "tail limit" holds the GDPT tail limit (:attr:`Report.mu_tail`):
+    a strict (δ_tail = 0) guarantee needs at least that μ.
+    """
+
+    delta_tail: float
+    mu: float | None
+    kind: str = "certified"
+
+
 @dataclass(frozen=True, eq=False)
 class Report:
     """A μ-GDP report of one mechanism (Gomez et al. 2025, §4). See :mod:`gaussdp.report.core`.
@@ -219,6 +243,14 @@ class Report:
         Set when rounding allowances, not the mechanism, decide μ: μ = ∞, or
         μ set where the certified curve is cut at TPR 1 and above what every
         ε row needs.
+    mu_by_delta_tail : tuple of MuRow
+        μ at δ_tail = 1e-6, 1e-8, 1e-10, 1e-12 and the report's own, from the
+        same curve, then the tail limit (δ_tail → 0).
+    accounting : Accounting
+        The accounting whose certified curve the report read (composed with
+        a floor at most δ_tail/100, which may be a refinement of the one
+        passed in): δ(ε) ≤ δ_tail + (1 − δ_tail)·δ_μ(ε) holds for its
+        ``delta`` at every ε.
     """
 
     title: str
@@ -242,6 +274,33 @@ class Report:
     _beta: Callable[[np.ndarray], np.ndarray] = field(repr=False)
     _beta_optimistic: Callable[[np.ndarray], np.ndarray] = field(repr=False)
     rounding_limit: RoundingLimit | None = None
+    mu_by_delta_tail: tuple[MuRow, ...] = ()
+    accounting: Any = field(default=None, repr=False)
+    _mu_for: Callable[[float], float] | None = field(default=None, repr=False)
+
+    # -- μ as a function of δ_tail --------------------------------------------
+
+    def mu_for(self, delta_tail: float) -> float:
+        """The tight μ with failure probability ``delta_tail`` ∈ (0, 1), an upper bound.
+
+        Read off the same certified curve as :attr:`mu` (no new composition)
+        when ``delta_tail`` is at least its floor; below it, the accountant
+        composes again with a floor 100 times below ``delta_tail`` (refused
+        with one line where memory does not allow it). Non-increasing in
+        ``delta_tail``; for subsampled mechanisms it rises towards
+        :attr:`mu_tail` as ``delta_tail`` → 0.
+
+        Examples
+        --------
+        >>> from gaussdp import DPSGD, account
+        >>> r = account(DPSGD(1.0, 0.01, 1000)).gdp()
+        >>> [round(r.mu_for(d), 4) for d in (1e-6, 1e-10)]
+        [0.4609, 0.5159]
+        """
+        delta_tail = _check_delta_tail(delta_tail)
+        if self._mu_for is None:
+            return self.mu
+        return self._mu_for(delta_tail)
 
     # -- the curves ----------------------------------------------------------
 
@@ -346,64 +405,20 @@ def _candidates(steep: _steep.SteepCurve, directions: list[_steep.Direction]):
     return np.concatenate(alpha), np.concatenate(log_alpha), np.concatenate(tpr)
 
 
-def _smallest_failure(log_alpha, tpr, mu: float, low: float) -> float:
-    """A δ ≥ low with every given test covered by G_μ ⊗ f_{0,δ}, in closed form.
+def fit(steep: _steep.SteepCurve, directions: list[_steep.Direction], delta_tail: float) -> float:
+    """The tight μ of the pessimistic steep curve with failure probability ``delta_tail``.
 
-    The target's TPR is H(α) = δ + (1 − δ)T_μ(α/(1 − δ)) ≥ δ + (1 − δ)T_μ(α)
-    (T_μ(x) = Φ(μ + Φ⁻¹(x)) is increasing), so a test (α, t) is covered as
-    soon as δ ≥ (t − T_μ(α))/(1 − T_μ(α)) — sufficient (it may exceed the
-    exact threshold by a relative O(δ)), never below it. Used for the tests
-    below the resolution, whose t is at most 2·δ_floor.
+    μ = the largest μ_j(δ_tail) over every test j of the curve
+    (:func:`gaussdp.report.tight_mu.mu_of_tests`), so that
+    f ≥ G_μ ⊗ f_{0,δ_tail} holds on the whole certified curve.
     """
-    covered = special.ndtr(mu + special.ndtri_exp(np.minimum(log_alpha, 0.0)))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        needed = (tpr - covered) / (1.0 - covered)
-    # Where T_μ(α) rounds to 1 this bound says nothing (0/0): no δ below 1 is shown to do.
-    needed = np.where(np.isnan(needed), math.inf, needed)
-    return float(max(low, np.max(needed))) if needed.size else low
-
-
-def fit(
-    steep: _steep.SteepCurve, directions: list[_steep.Direction], delta_tail: float | None
-) -> tuple[float, float]:
-    """(μ, delta_tail) for the pessimistic steep curve (see the module docstring).
-
-    μ is the tight μ over every test with failure probability
-    δ_floor + :data:`NOISE_SHARE`·slack (or the requested ``delta_tail``);
-    the returned delta_tail is then the smallest δ certified for that μ.
-    """
+    if delta_tail < steep.floor:
+        raise InvalidParameterError(
+            f"delta_tail must be at least the accountant's numerical floor {steep.floor:.3g} "
+            f"(mass at infinite loss plus certified slack), got {delta_tail!r}"
+        )
     alpha, log_alpha, tpr = _candidates(steep, directions)
-    floor = steep.floor
-    if delta_tail is not None:
-        if delta_tail < floor:
-            raise InvalidParameterError(
-                f"delta_tail must be at least the accountant's numerical floor {floor:.3g} "
-                f"(mass at infinite loss plus certified slack), got {delta_tail!r}"
-            )
-        mus = mu_of_tests(alpha, log_alpha, tpr, delta_tail)
-        return float(max(np.max(mus), 0.0)), float(delta_tail)
-    # The rounding allowance in the atoms is slack too (it is what sets μ in the far
-    # tail of curves built from a Profile, ZCDP, RenyiDP, ... guarantee).
-    chosen = floor + NOISE_SHARE * (steep.slack + steep.excess)
-    at_floor = mu_of_tests(alpha, log_alpha, tpr, floor)
-    if chosen <= floor:
-        return float(max(np.max(at_floor), 0.0)), floor
-    # μ_j(chosen) ≤ μ_j(floor): only tests whose μ at the floor reaches a lower
-    # bound on the maximum (the value at the floor's worst test) can be the maximum.
-    worst = int(np.argmax(at_floor))
-    bound = float(
-        mu_of_tests(
-            alpha[worst : worst + 1], log_alpha[worst : worst + 1], tpr[worst : worst + 1], chosen
-        )[0]
-    )
-    pick = at_floor >= bound
-    mus = mu_of_tests(alpha[pick], log_alpha[pick], tpr[pick], chosen)
-    mu = float(max(np.max(mus), bound, 0.0))
-    # The smallest δ ≥ floor that still certifies this μ: only tests that need more at the floor.
-    need = at_floor > mu
-    if not np.any(need):
-        return mu, floor
-    return mu, min(chosen, _smallest_failure(log_alpha[need], tpr[need], mu, floor))
+    return float(max(np.max(mu_of_tests(alpha, log_alpha, tpr, delta_tail)), 0.0))
 
 
 def why_infinite(
@@ -437,7 +452,7 @@ def why_infinite(
     if needed < LARGEST_SUGGESTED_DELTA_TAIL:
         candidate = max(float(up(needed * (1.0 + 1e-9), 2)), steep.floor)
         if candidate < 1.0:
-            mu, _ = fit(steep, directions, candidate)
+            mu = fit(steep, directions, candidate)
             if math.isfinite(mu):
                 info = RoundingLimit(log_alpha_zero, info.allowance, needed, candidate, mu)
     return info
@@ -518,6 +533,59 @@ def _profiles(accounting, kind: str):
     return guarantee.upper if kind == "upper" else guarantee.lower
 
 
+def _check_delta_tail(delta_tail) -> float:
+    return float(
+        check_real("delta_tail", delta_tail, low=0.0, high=1.0, low_open=True, high_open=True)
+    )
+
+
+def _steep_of(accounting):
+    directions = [_steep.direction(p) for p in _profiles(accounting, "upper")]
+    return directions, _steep.steep_curve(directions)
+
+
+def _reaching(accounting, delta_tail: float):
+    """The accounting and its steep curve, with the floor at most δ_tail / FLOOR_MARGIN.
+
+    Also low enough for every δ_tail of the μ table. Composes (again, if the
+    upper bounds were already computed) exponentially tilted when the
+    engine's own allowance is what keeps the floor above that; mass the
+    mechanism itself puts at infinite loss is left as it is (it makes μ
+    infinite below it).
+    """
+    target = min(delta_tail, *MU_TABLE_DELTA_TAILS) / FLOOR_MARGIN
+    accounting = accounting.with_delta_floor(target)  # no work if it already reaches it
+    directions, steep = _steep_of(accounting)
+    return accounting, directions, steep
+
+
+def _mu_rows(mu_for, delta_tail: float, floor: float, mu_tail) -> tuple[MuRow, ...]:
+    """μ at :data:`MU_TABLE_DELTA_TAILS` and the report's δ_tail, then the tail limit."""
+    rows = []
+    for value in sorted({*MU_TABLE_DELTA_TAILS, delta_tail} - {0.0}, reverse=True):
+        if value >= floor:
+            rows.append(MuRow(value, float(mu_for(value))))
+        else:
+            rows.append(MuRow(value, None, "below the accountant's floor"))
+    if mu_tail is not None:
+        rows.append(MuRow(0.0, float(mu_tail), "tail limit"))
+    return tuple(rows)
+
+
+def _laplace_epsilon(mechanism, neighbouring) -> float | None:
+    """ε of a description that is one Laplace mechanism (after flattening), else None."""
+    from gaussdp.accountant import _flatten
+
+    leaves = _flatten(mechanism, neighbouring)
+    if len(leaves) != 1:
+        return None
+    leaf, count = next(iter(leaves.items()))
+    if count != 1 or not isinstance(leaf, m.Laplace):
+        return None
+    factor = 2.0 if neighbouring is m.Neighbouring.REPLACE else 1.0
+    return factor * leaf.sensitivity / leaf.scale
+
+
 def from_accounting(
     accounting, *, deltas=DEFAULT_DELTAS, delta_tail=None, title: str | None = None
 ) -> Report:
@@ -526,7 +594,7 @@ def from_accounting(
 
     deltas = _check_deltas(deltas)
     if delta_tail is not None:
-        delta_tail = float(check_real("delta_tail", delta_tail, low=0.0, high=1.0, high_open=True))
+        delta_tail = _check_delta_tail(delta_tail)
     mechanism = accounting.mechanism
     title = title or mechanism.describe()
     mu_tail = tail_mu(mechanism, accounting.neighbouring)
@@ -564,22 +632,60 @@ def from_accounting(
             exact=True,
             _beta=exact_beta,
             _beta_optimistic=exact_beta,
+            mu_by_delta_tail=_mu_rows(lambda _: mu, DEFAULT_DELTA_TAIL, 0.0, mu_tail),
+            accounting=accounting,
+            _mu_for=lambda _: mu,
         )
-    upper_directions = [_steep.direction(p) for p in _profiles(accounting, "upper")]
-    steep_up = _steep.steep_curve(upper_directions)
-    lower = _profiles(accounting, "lower")
     exact = isinstance(guarantee, acc_module._ExactAtomsGuarantee)
     groups = pure.pure_dp_groups(mechanism, accounting.neighbouring) if exact else None
+    single_pure = groups is not None and list(groups.values()) == [1]
+    laplace = None if exact else _laplace_epsilon(mechanism, accounting.neighbouring)
+    strict_closed_form = groups is not None or laplace is not None
+    if delta_tail is None:
+        failure = 0.0 if strict_closed_form else DEFAULT_DELTA_TAIL
+    else:
+        failure = delta_tail
+    if groups is not None or failure == 0.0:
+        upper_directions, steep_up = _steep_of(accounting)
+    else:
+        accounting, upper_directions, steep_up = _reaching(accounting, failure)
+        if delta_tail is None and steep_up.floor > failure:
+            # The mechanism itself puts more mass than that at infinite privacy loss (an
+            # (ε, δ) part): no μ holds with a smaller failure probability.
+            failure = steep_up.floor
+    lower = _profiles(accounting, "lower")
+    state = {"accounting": accounting, "directions": upper_directions, "steep": steep_up}
+
+    def numerical_mu(value: float) -> float:
+        if value < state["steep"].floor:
+            _, directions, steep = _reaching(state["accounting"], value)
+            return fit(steep, directions, value)
+        return fit(state["steep"], state["directions"], value)
+
     regret_value = None
     if groups is not None:
         # Pure-DP compositions: μ from the exact curve in log space (the profile's
         # TPRs near 1 have lost the digits that decide μ for large ε).
-        failure = 0.0 if delta_tail is None else delta_tail
-        mu = pure.pure_dp_mu(groups, failure)
-        if failure == 0.0 and list(groups.values()) == [1]:
+        def mu_for(value: float) -> float:
+            return pure.pure_dp_mu(groups, value)
+
+        mu = mu_for(failure)
+        if failure == 0.0 and single_pure:
             regret_value = pure.pure_dp_regret(next(iter(groups)), mu)
+    elif laplace is not None:
+        # One Laplace mechanism: its exact curve gives a strict μ (Dong, Roth & Su 2022,
+        # Example of the Laplace trade-off function); a δ_tail can only lower it.
+        strict = pure.laplace_mu(laplace)
+
+        def mu_for(value: float) -> float:
+            if value == 0.0 or value < state["steep"].floor:
+                return strict
+            return min(strict, numerical_mu(value))
+
+        mu = mu_for(failure)
     else:
-        mu, failure = fit(steep_up, upper_directions, delta_tail)
+        mu_for = numerical_mu
+        mu = mu_for(failure)
     if regret_value is None:
         regret_value = profile_regret(steep_up.epsilons, steep_up.deltas, mu, failure)
         regret_value += ROUNDING_MARGIN
@@ -597,8 +703,9 @@ def from_accounting(
         epsilon_tail = math.inf
         if groups is None:
             limit = why_infinite(steep_up, upper_directions, failure)
-    elif groups is None:
+    elif groups is None and laplace is None:
         limit = _cut_sets_mu(steep_up, mu, failure, rows)
+    table_floor = 0.0 if groups is not None else steep_up.floor
     return Report(
         **common,
         mu=mu,
@@ -617,6 +724,9 @@ def from_accounting(
         _beta=steep_up.beta_at,
         _beta_optimistic=optimistic_beta,
         rounding_limit=limit,
+        mu_by_delta_tail=_mu_rows(mu_for, failure, table_floor, mu_tail),
+        accounting=accounting,
+        _mu_for=mu_for,
     )
 
 
