@@ -396,11 +396,18 @@ def test_regret_cap_says_why_the_neighbour_fails():
     assert f"regret = {values['failing_regret']:.6g})" in text
 
 
-def test_mu_target_that_is_not_monotone_is_refused_not_answered():
-    # q = 0.01, T = 1000: the report's failure probability follows the accountant's
-    # floor, and μ jumps with it near σ = 0.83 (0.89 at 0.833642, 1.36 at 0.833636).
-    with pytest.raises(CalibrationError, match=r"not monotone.*max_delta_tail"):
-        calibrate.noise_multiplier(Mu(1.0), sampling_probability=0.01, steps=1000)
+def test_mu_target_uses_the_reports_fixed_default_failure_probability():
+    # q = 0.01, T = 1000: when the report's failure probability followed the accountant's
+    # floor, μ jumped near σ = 0.83 (0.89 at 0.833642, 1.36 at 0.833636) and this was
+    # refused; at the fixed default δ_tail = 1e-10 it is monotone and answered.
+    q, steps = 0.01, 1000
+    result = calibrate.noise_multiplier(Mu(1.0), sampling_probability=q, steps=steps)
+    met = account(DPSGD(result.value, q, steps)).gdp()
+    failing = account(DPSGD(result.failing_value, q, steps)).gdp()
+    assert met.delta_tail == failing.delta_tail == 1e-10
+    assert met.mu <= 1.0 < failing.mu
+    for sigma in (result.value * 1.0001, result.value * 1.01, result.value * 1.5):
+        assert account(DPSGD(sigma, q, steps)).gdp().mu <= 1.0
 
 
 def test_mu_target_with_a_fixed_failure_probability_is_monotone_and_verified():
@@ -419,7 +426,7 @@ def test_mu_target_with_a_fixed_failure_probability_is_monotone_and_verified():
 
 
 def test_a_failure_probability_cap_below_the_accountants_floor_names_the_cap():
-    with pytest.raises(ValueError, match=r"max_delta_tail = 1e-20 cannot be certified.*floor"):
+    with pytest.raises(ValueError, match=r"max_delta_tail = 1e-40 cannot be certified.*floor"):
         calibrate.noise_multiplier(
-            Mu(1.0, max_delta_tail=1e-20), sampling_probability=0.01, steps=1000
+            Mu(1.0, max_delta_tail=1e-40), sampling_probability=0.01, steps=1000
         )
