@@ -273,6 +273,28 @@ TILT_FROM_COMPOSITIONS = 10_000
 _TILT_TAIL = 1e-10
 
 
+def _tilted_tail(items, lam: float, log_mgfs, tail: float, variance: float):
+    """Top of the window for the tilted masses, and a bound on their mass above it.
+
+    The tilted masses p̃_k = p_k e^{λk}/M(λ) are probability masses; their sum
+    over the composition has the same Chernoff bound as any other
+    (:func:`plan_composition`): the smallest cut with tail ``tail``, and the
+    bound e^{−s(t+1)}·Π M̃_i(s)^{c_i} on the mass beyond the chosen top t.
+    """
+    terms = []
+    for (pld, count), log_mgf in zip(items, log_mgfs, strict=True):
+        p = pld.p_masses
+        positive = p > 0
+        index = np.nonzero(positive)[0].astype(float)
+        terms.append((np.log(p[positive]) + lam * index - log_mgf, index, count))
+    cut, s = _chernoff_cut(terms, math.log(tail), max(math.sqrt(variance), 1.0), +1)
+    full = sum(count * (pld.p_masses.size - 1) for pld, count in items) + 1
+    top = min(math.ceil(cut), full - 1)
+    log_beyond = sum(count * _log_mgf(lp, ix, s) for lp, ix, count in terms) - s * (top + 1)
+    beyond = math.exp(min(log_beyond, 0.0)) if top < full - 1 else 0.0
+    return top, beyond
+
+
 def needs_tilt(length: int, total_count: int, floor: float | None = None) -> bool:
     """Whether a pessimistic composition is also computed exponentially tilted.
 
@@ -352,6 +374,21 @@ def compose_many(
             mean = float(np.dot(index, weights))
             variance += count * float(np.dot((index - mean) ** 2, weights))
         lam, log_mgfs = _tilt(items, max(math.sqrt(variance), 1.0))
+        if not exact:
+            # The tilted masses are heavier at the top: the window must hold the tilted
+            # tail too (its wrap-around would land on the atoms read from it), and what
+            # remains beyond it is bounded (Chernoff on the tilted masses) and carried.
+            tilted_high, tilted_wrap = _tilted_tail(items, lam, log_mgfs, tail, variance)
+            needed = tilted_high - low + 1
+            if needed > length:
+                length = fft.next_fast_len(needed, real=True)
+                exact = full <= length
+                if exact:
+                    low = 0
+                    length = fft.next_fast_len(full, real=True)
+            tilted_wrap = 0.0 if exact else tilted_wrap
+        else:
+            tilted_wrap = 0.0
     rows = 2 if optimistic or tilted else 1
     log_magnitude = np.zeros((rows, length // 2 + 1))
     angle = np.zeros((rows, length // 2 + 1))
@@ -402,7 +439,7 @@ def compose_many(
         masses = masses.copy()
         masses[above] = composed_rows[1][above] * factor
         switch = max(switch, low)
-        slack_at_cut = allowance * math.exp(min(log_total - lam * switch, 0.0))
+        slack_at_cut = (allowance + tilted_wrap) * math.exp(min(log_total - lam * switch, 0.0))
         slack_below = allowance + slack_at_cut
         slack = inherited + wrapped
         cut_index = sum(count * pld.offset for pld, count in items) + switch
