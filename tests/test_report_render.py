@@ -35,6 +35,8 @@ def reports():
         "dpsgd": account(DPSGD(9.4, 0.32768, 2000)).gdp(),
         "pure": report(PureDP(1.0)),
         "gaussian": report(Repeated(Gaussian(2.0), 4)),
+        # Mass 1e-6 at infinite loss: δ_tail is the floor (the default 1e-10 is below it),
+        # and the μ table's rows 1e-6 ... 1e-12 are not certified.
         "approx": report(Composition([Gaussian(1.0), ApproxDP(1.0, 1e-6)])),
         "perfect": report(Gaussian(math.inf)),
         "no-privacy": report(PureDP(50.0)),  # tests within 1e-21 of TPR 1
@@ -53,18 +55,45 @@ def test_every_format_renders_without_nan(reports, name, output_format):
     assert "nan" not in text.lower().replace("nanos", "")
     assert "undefined" not in text
     if output_format == "json":
-        assert "null" not in text  # NaN would be written as null
         payload = json.loads(text)
+        # NaN would be written as null; the only null is μ where δ_tail is below the floor.
+        assert list(_nulls(payload)) == [
+            ("mu_by_delta_tail", i, "mu")
+            for i, row in enumerate(payload["mu_by_delta_tail"])
+            if row["kind"] == "below the accountant's floor"
+        ]
         assert payload["tier"] in (1, 2)
-        assert set(payload) >= {"mu", "delta_tail", "regret", "epsilons", "table", "mu_tail"}
+        assert set(payload) >= {
+            "mu",
+            "delta_tail",
+            "delta_tail_default",
+            "mu_by_delta_tail",
+            "regret",
+            "epsilons",
+            "table",
+            "mu_tail",
+        }
+
+
+def _nulls(value, path=()):
+    """The paths of every null (None) in a JSON payload."""
+    if value is None:
+        yield path
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _nulls(item, (*path, key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _nulls(item, (*path, i))
 
 
 def test_text_report_reads_as_bounds(reports):
     text = reports["dpsgd"].to_text()
     lines = text.splitlines()
-    # μ = 1.568744 and δ_tail = 1.013e-12 are upper bounds: printed rounded up.
-    assert lines[1].startswith("mu = 1.5688")
-    assert "delta_tail = 1.1e-12" in lines[1]
+    # μ = 1.567277 at the default δ_tail = 1e-10 is an upper bound: printed rounded up.
+    assert lines[1] == (
+        "mu = 1.5673  (mu-GDP except with probability delta_tail = 1e-10, the default)"
+    )
     assert "advantage = 0.56461 (upper bound" in text
     assert "delta = 1e-05: epsilon = 7.42439 (lower 7.42437)" in text
     assert "except with probability delta_tail" in lines[1]
@@ -134,7 +163,10 @@ def _text_entries(r, text):
         (adv.group(4), 2.0 * r.regret, UP),
     ]
     if r.delta_tail > 0.0:
-        tail = re.search(rf"delta_tail = {NUMBER}\)", text).group(1)
+        tail = re.search(
+            rf"delta_tail = {NUMBER}, (?:the default|declared; the|the accountant's)", text
+        )
+        tail = tail.group(1)
         where = re.search(
             rf"certified down to delta = {NUMBER} \(epsilon up to {NUMBER}\);.* floor {NUMBER}$",
             text,
@@ -148,6 +180,9 @@ def _text_entries(r, text):
         ]
     if r.mu_tail is not None and math.isfinite(r.mu_tail):
         entries.append((re.search(rf"far tail needs mu = {NUMBER} ", text).group(1), r.mu_tail, UP))
+    entries += _mu_table_entries(
+        r, re.findall(rf"^  delta_tail = {NUMBER}: (?:mu = {NUMBER}|not certified)", text, re.M)
+    )
     rows = re.findall(
         rf"^  delta = \S+: epsilon = {NUMBER} \(lower {NUMBER}\); mu gives {NUMBER}; "
         rf"needs mu = {NUMBER}$",
@@ -162,6 +197,27 @@ def _text_entries(r, text):
         for row, line in zip(r.table, table, strict=True):
             cells = re.split(r"\s{2,}", line.strip())
             entries += _table_entries(row, cells[1:4])
+    return entries
+
+
+def _mu_table_entries(r, printed):
+    """(printed, exact, kind) for the μ-by-δ_tail rows: δ_tail and μ are both upper bounds.
+
+    A strict report whose rows all print as μ shows one line instead (no rows).
+    """
+    certified = [row for row in r.mu_by_delta_tail if row.kind != "tail limit"]
+    if r.delta_tail == 0.0:
+        printed = [cells for cells in printed if cells[0] != "0"]
+        if not printed:
+            return []
+    assert len(printed) == len(certified), (printed, certified)
+    entries = []
+    for row, (delta_tail, mu) in zip(certified, printed, strict=True):
+        entries.append((delta_tail, row.delta_tail, UP))
+        if row.mu is None:
+            assert mu == ""
+        else:
+            entries.append((mu, row.mu, UP))
     return entries
 
 
@@ -197,8 +253,13 @@ def _markdown_entries(r, text):
         entries.append((tail_eps, r.epsilon_tail, DOWN))
     if r.mu_tail is not None:
         entries.append((cell["μ of the far tail"][0], r.mu_tail, UP))
+    mu_rows = re.findall(
+        rf"^\| {NUMBER} \| (?:{NUMBER}(?: \([^)]*\))?|not certified .*) \|$", text, re.M
+    )
+    entries += _mu_table_entries(r, mu_rows)
     rows = [line for line in text.splitlines() if re.match(r"^\| \d[^|]* \| ", line)]
     epsilon_rows = [line for line in rows if line.count("|") == 6]
+    assert len([line for line in rows if line.count("|") == 3]) == len(mu_rows)
     assert len(epsilon_rows) == len(r.epsilons)
     for row, line in zip(r.epsilons, epsilon_rows, strict=True):
         entries += _epsilon_entries(row, [part.strip() for part in line.split("|")[2:6]])
@@ -241,6 +302,12 @@ def _html_entries(r, page):
         ]
     if r.mu_tail is not None:
         entries.append((cells("μ of the far tail")[0], r.mu_tail, UP))
+    mu_section = page.split("<h2>μ by δ_tail</h2>", 1)[1].split("<h2>", 1)[0]
+    mu_rows = re.findall(
+        rf"<tr(?: class=\"reported\")?><td>{NUMBER}</td><td>(?:{NUMBER}|not certified)</td>",
+        mu_section,
+    )
+    entries += _mu_table_entries(r, mu_rows)
     rows = re.findall(r"<tr><td>([^<]*)</td>((?:<td>[^<]*</td>)+)</tr>", page)
     epsilon_rows = [re.findall(r"<td>([^<]*)</td>", rest) for _, rest in rows]
     epsilon_rows = [row for row in epsilon_rows if len(row) == 4]
@@ -303,7 +370,7 @@ def test_html_is_self_contained(reports):
     # The only URL is the SVG namespace; nothing is fetched.
     urls = [part for part in page.split('"') if part.startswith("http")]
     assert set(urls) == {"http://www.w3.org/2000/svg"}
-    assert page.count("<svg") == 3
+    assert page.count("<svg") == 4  # the curve, the ROC, the difference, μ against δ_tail
 
 
 def test_report_curves_are_ordered(reports):
@@ -379,7 +446,8 @@ def test_cli_writes_html(tmp_path):
     assert result.exit_code == 0, result.output
     page = target.read_text(encoding="utf-8")
     assert "2020 Census TopDown" in page
-    assert page.count("<svg") == 3
+    assert page.count("<svg") == 4
+    assert "<h2>μ by δ_tail</h2>" in page
 
 
 @pytest.mark.parametrize(
@@ -429,7 +497,7 @@ def test_cli_writes_html(tmp_path):
                 "--delta-tail",
                 "2",
             ],
-            "delta_tail must be in [0, 1)",
+            "delta_tail must be in (0, 1), got 2.0",
         ),
         (["report", "missing.toml"], "missing.toml"),
         (

@@ -15,6 +15,7 @@ from gaussdp._validation import InvalidParameterError
 from gaussdp.accountant import DEFAULT_ACCURACY
 from gaussdp.cli._common import NEIGHBOURING, check_deltas
 from gaussdp.cli._progress import Progress
+from gaussdp.report.core import DEFAULT_DELTA_TAIL
 
 __all__ = ["report"]
 
@@ -85,7 +86,13 @@ def _target(target, noise_multiplier, sampling_probability, steps, neighbouring)
     "--delta-tail",
     type=float,
     default=None,
-    help="Fit μ with this failure probability instead of the accountant's floor.",
+    help=(
+        "Failure probability δ_tail in (0, 1): μ is reported as 'μ-GDP except with "
+        f"probability δ_tail' (default {DEFAULT_DELTA_TAIL:g}). Closed forms that are "
+        "exactly μ-GDP (Gaussian compositions; one pure-DP, randomized-response or Laplace "
+        "mechanism) are reported strict, δ_tail = 0. Every format also tabulates μ at "
+        "δ_tail = 1e-6, 1e-8, 1e-10, 1e-12 and, where known, the tail limit (δ_tail → 0)."
+    ),
 )
 @click.option(
     "--neighbouring", type=NEIGHBOURING, default=None, help="Override the neighbouring relation."
@@ -116,8 +123,9 @@ def report(
 
     TARGET is ``dpsgd`` (with --noise-multiplier, --sampling-probability and
     --steps) or a pipeline file (TOML, see docs/mechanisms.md). μ is certified
-    ("μ-GDP except with probability δ_tail"); ε is given at each --delta as
-    upper and lower bounds.
+    ("μ-GDP except with probability δ_tail", δ_tail = --delta-tail, default
+    1e-10), with a table of μ by δ_tail; ε is given at each --delta as upper
+    and lower bounds.
 
     \b
     gaussdp report dpsgd --noise-multiplier 9.4 --sampling-probability 0.32768 --steps 2000
@@ -127,8 +135,8 @@ def report(
     from gaussdp.report import report as build_report
 
     deltas = check_deltas(deltas or DEFAULT_DELTAS)
-    if delta_tail is not None and not 0.0 <= delta_tail < 1.0:
-        raise InvalidParameterError(f"delta_tail must be in [0, 1), got {delta_tail!r}")
+    if delta_tail is not None and not 0.0 < delta_tail < 1.0:  # also NaN
+        raise InvalidParameterError(f"delta_tail must be in (0, 1), got {delta_tail!r}")
     _check_output(output)
     mechanism, relation, title = _target(
         target, noise_multiplier, sampling_probability, steps, neighbouring

@@ -6,9 +6,16 @@ direction that keeps it one: upper bounds (μ, δ_tail, ε, regret, advantage)
 *down* — toward less privacy either way (:func:`up`, :func:`down`). JSON keeps
 the full floats. Infinite values are written ``inf`` (JSON: the string
 ``"inf"``); a report never contains NaN.
-The HTML page is self-contained: inline CSS and two inline SVG figures (the
-curve against the reported guarantee on linear axes, and the attack's ROC on
-log-log axes), no scripts, no network.
+Every rendering states the failure probability next to μ ("μ-GDP except with
+probability δ_tail", and whether δ_tail is the default
+:data:`~gaussdp.report.core.DEFAULT_DELTA_TAIL`) and gives μ by δ_tail
+(:attr:`~gaussdp.report.core.Report.mu_by_delta_tail`), ending, where known, in
+the GDPT tail limit: a lower bound on the strict (δ_tail = 0) μ, not a
+certified μ.
+The HTML page is self-contained: inline CSS and inline SVG figures (the curve
+against the reported guarantee on linear axes, the attack's ROC on log-log
+axes, the curve minus the guarantee, and μ against δ_tail on a log axis), no
+scripts, no network.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 import numpy as np
 
 from gaussdp._validation import InvalidParameterError
+from gaussdp.report.core import DEFAULT_DELTA_TAIL
 
 __all__ = [
     "FORMATS",
@@ -210,6 +218,162 @@ def _tail_sentence(report) -> str:
 
 
 # ---------------------------------------------------------------------------
+# μ by δ_tail
+# ---------------------------------------------------------------------------
+
+_TAIL_LIMIT = "tail limit"
+
+
+def _is_default(report) -> bool:
+    return report.delta_tail == DEFAULT_DELTA_TAIL
+
+
+def _origin(report) -> str:
+    """Where the report's δ_tail came from: "strict", "default", "floor" or "declared".
+
+    "floor": the default was below the accountant's floor (mass at infinite
+    loss, or certified slack), so δ_tail is the floor itself.
+    """
+    if report.delta_tail == 0.0:
+        return "strict"
+    if _is_default(report):
+        return "default"
+    if DEFAULT_DELTA_TAIL < report.delta_floor and report.delta_tail <= report.delta_floor:
+        return "floor"
+    return "declared"
+
+
+def _declared(report) -> str:
+    """How the report's δ_tail was chosen, for the guarantee line."""
+    return {
+        "default": "the default",
+        "floor": f"the accountant's floor: the default {DEFAULT_DELTA_TAIL:g} is below it",
+    }.get(_origin(report), f"declared; the default is {DEFAULT_DELTA_TAIL:g}")
+
+
+def _delta_tail_kind(report) -> str:
+    """The δ_tail row's kind in the Markdown and HTML summaries."""
+    return {
+        "strict": "no failure probability needed (strict)",
+        "default": f"declared failure probability (default {DEFAULT_DELTA_TAIL:g})",
+        "floor": f"the accountant's floor (the default {DEFAULT_DELTA_TAIL:g} is below it)",
+    }.get(_origin(report), f"declared failure probability (not the default {DEFAULT_DELTA_TAIL:g})")
+
+
+def _certified_rows(report) -> list:
+    return [row for row in report.mu_by_delta_tail if row.kind != _TAIL_LIMIT]
+
+
+def _tail_row(report):
+    rows = [row for row in report.mu_by_delta_tail if row.kind == _TAIL_LIMIT]
+    return rows[0] if rows else None
+
+
+def _mu_constant(report) -> bool:
+    """True for strict reports whose μ table would repeat μ (e.g. Gaussian compositions).
+
+    Every certified row and the tail limit print as the reported μ (at
+    :func:`up_fixed`'s digits); a strict report with a row that differs
+    (μ lower with a failure probability) shows the table.
+    """
+    if report.delta_tail > 0.0:
+        return False
+    printed = up_fixed(report.mu)
+    for row in report.mu_by_delta_tail:
+        if row.kind == _TAIL_LIMIT:
+            if row.mu > report.mu:
+                return False
+        elif row.mu is None or up_fixed(row.mu) != printed:
+            return False
+    return True
+
+
+def _tail_amplified(report, tail: float) -> bool:
+    """True where the tail limit exceeds every certified μ (subsampling's unamplified tail)."""
+    finite = [row.mu for row in _certified_rows(report) if row.mu is not None]
+    return bool(finite) and tail > max(finite) * (1.0 + 1e-9)
+
+
+def _tail_row_text(report, tail: float) -> str:
+    """The δ_tail → 0 end of the table, in words (text format)."""
+    if math.isinf(tail):
+        return (
+            "mu = inf (not GDP for any mu: mass at infinite privacy loss needs a failure "
+            "probability)"
+        )
+    why = "; subsampling does not amplify the tail" if _tail_amplified(report, tail) else ""
+    return (
+        f"mu >= {up(tail, 5)} (GDPT tail limit, a lower bound on the strict mu, not certified{why})"
+    )
+
+
+def _mu_row_cells(report) -> list[tuple[str, str, str]]:
+    """(δ_tail, μ, note) for each row of the μ table, printed (upper bounds rounded up)."""
+    cells = []
+    if report.delta_tail == 0.0:
+        cells.append(("0", up_fixed(report.mu), "reported: strict mu-GDP"))
+    for row in _certified_rows(report):
+        note = "reported" if row.delta_tail == report.delta_tail else ""
+        if row.delta_tail == DEFAULT_DELTA_TAIL:
+            note = f"{note}, the default" if note else "the default"
+        if row.mu is None:
+            cells.append(
+                (
+                    up(row.delta_tail, 2),
+                    "not certified",
+                    f"below the accountant's floor {up(report.delta_floor, 2)}",
+                )
+            )
+        else:
+            cells.append((up(row.delta_tail, 2), up_fixed(row.mu), note))
+    tail = _tail_row(report)
+    if tail is not None and report.delta_tail > 0.0:
+        cells.append(("-> 0", _tail_mu_cell(tail.mu), _TAIL_LIMIT))
+    return cells
+
+
+def _tail_mu_cell(tail: float) -> str:
+    return "inf" if math.isinf(tail) else f">= {up(tail, 5)}"
+
+
+def _mu_table_text(report) -> list[str]:
+    if _mu_constant(report):
+        same = all(row.mu == report.mu for row in _certified_rows(report))
+        how = "strict closed form" if report.exact else "strict mu-GDP"
+        how += (
+            "; a failure probability does not lower it"
+            if same
+            else "; a failure probability lowers it by less than the last digit"
+        )
+        every = f"mu = {up_fixed(report.mu)} for every delta_tail, including 0"
+        return [f"mu by delta_tail: {every} ({how})"]
+    lines = [
+        "mu by delta_tail (upper bounds; the mechanism is mu-GDP except with probability "
+        "delta_tail):"
+    ]
+    if report.delta_tail == 0.0:
+        lines.append(f"  delta_tail = 0: mu = {up_fixed(report.mu)} (reported: strict mu-GDP)")
+    for row in _certified_rows(report):
+        head = f"  delta_tail = {up(row.delta_tail, 2)}: "
+        if row.mu is None:
+            lines.append(
+                f"{head}not certified (below the accountant's floor {up(report.delta_floor, 2)})"
+            )
+            continue
+        marks = []
+        if row.delta_tail == report.delta_tail:
+            marks.append("reported")
+        if row.delta_tail == DEFAULT_DELTA_TAIL:
+            marks.append("the default")
+        mark = f" ({', '.join(marks)})" if marks else ""
+        lines.append(f"{head}mu = {up_fixed(row.mu)}{mark}")
+    tail = _tail_row(report)
+    if tail is not None and report.delta_tail > 0.0:
+        lines.append(f"  delta_tail -> 0: {_tail_row_text(report, tail.mu)}")
+    return lines
+
+
+# ---------------------------------------------------------------------------
 # Dictionary / JSON
 # ---------------------------------------------------------------------------
 
@@ -245,6 +409,11 @@ def to_dict(report) -> dict:
         "method": report.method,
         "mu": report.mu,
         "delta_tail": report.delta_tail,
+        "delta_tail_default": DEFAULT_DELTA_TAIL,
+        "mu_by_delta_tail": [
+            {"delta_tail": row.delta_tail, "mu": row.mu, "kind": row.kind}
+            for row in report.mu_by_delta_tail
+        ],
         "epsilon_tail": report.epsilon_tail,
         "delta_floor": report.delta_floor,
         "mu_tail": report.mu_tail,
@@ -280,6 +449,12 @@ def to_dict(report) -> dict:
         "notes": {
             "guarantee": "the mechanism is mu-GDP except with probability delta_tail: "
             "f >= G_mu (x) f_{0,delta_tail} (Dong, Roth & Su 2022, eq. 12)",
+            "delta_tail": "a declared failure probability (delta_tail_default unless asked "
+            "otherwise; 0 for strict closed forms), not a property of the mechanism",
+            "mu_by_delta_tail": "the tight mu (an upper bound) at each delta_tail; no mu "
+            "where delta_tail is below the accountant's floor (kind says so); the row with "
+            "kind 'tail limit' and delta_tail 0 is the GDPT tail limit mu_tail, a lower bound "
+            "on the strict (delta_tail = 0) mu, not a certified mu",
             "bounds": "epsilon, regret, advantage are upper bounds; *_lower are lower bounds; "
             "beta is pessimistic (the true beta is at least it), beta_optimistic the other side",
             "regret": "Delta-divergence from the curve to the guarantee (Gomez et al. 2025, "
@@ -332,7 +507,7 @@ def _guarantee_line(report) -> str:
     if report.delta_tail > 0.0:
         return (
             f"mu = {up_fixed(report.mu)}  (mu-GDP except with probability "
-            f"delta_tail = {up(report.delta_tail, 2)})"
+            f"delta_tail = {up(report.delta_tail, 2)}, {_declared(report)})"
         )
     return f"mu = {up_fixed(report.mu)}  (strict mu-GDP: no failure probability)"
 
@@ -341,6 +516,7 @@ def to_text(report) -> str:
     """The report as plain text."""
     neighbouring = report.neighbouring.value.replace("_", "/")
     lines = [f"{report.title}  [{neighbouring} neighbouring]", _guarantee_line(report)]
+    lines += _mu_table_text(report)
     lines.append(f"regret = {up(report.regret, 3)} (upper bound): {_tier_sentence(report)}")
     lines.append(
         f"advantage = {up(report.advantage, 5)} (upper bound; lower bound "
@@ -349,6 +525,19 @@ def to_text(report) -> str:
     )
     lines.append("where mu stops holding:")
     if report.delta_tail > 0.0:
+        if _origin(report) == "floor":
+            lines.append(
+                f"  delta_tail = {up(report.delta_tail, 2)} is the accountant's floor, not a "
+                f"declared choice: the default {DEFAULT_DELTA_TAIL:g} is below it, and no "
+                "smaller delta_tail is certified"
+            )
+        else:
+            default = "the default" if _is_default(report) else "not the default"
+            lines.append(
+                f"  delta_tail = {up(report.delta_tail, 2)} is a declared failure probability "
+                f"({default}), not a property of the mechanism: a smaller one needs a larger mu "
+                "(see mu by delta_tail)"
+            )
         lines.append(
             f"  certified down to delta = {up(report.delta_tail, 2)} (epsilon up to "
             f"{down(report.epsilon_tail, 5)}); the accountant resolves nothing below its "
@@ -392,19 +581,49 @@ def to_text(report) -> str:
 def _markdown_summary(report) -> list[str]:
     strict = "0 (strict, closed form)" if report.exact else "0 (strict)"
     failure = up(report.delta_tail, 2) if report.delta_tail > 0.0 else strict
+    declared = _delta_tail_kind(report)
     tail = "—" if report.mu_tail is None else up(report.mu_tail, 5)
     return [
         "| quantity | value | kind |",
         "|---|---|---|",
         f"| μ | {up_fixed(report.mu)} | "
         + ("μ-GDP except with probability δ_tail |" if report.delta_tail > 0 else "strict μ-GDP |"),
-        f"| δ_tail | {failure} | certified down to this δ (ε ≤ {down(report.epsilon_tail, 5)}) |",
+        f"| δ_tail | {failure} | {declared}; certified down to this δ "
+        f"(ε ≤ {down(report.epsilon_tail, 5)}) |",
         f"| regret Δ | {up(report.regret, 3)} | upper bound (Δ-divergence to μ) |",
         f"| tier | {'I' if report.tier == 1 else 'II'} | Tier I iff regret ≤ 0.01 |",
         f"| advantage | {up(report.advantage, 5)} | upper bound (lower "
         f"{down(report.advantage_lower, 5)}; μ implies {up(report.advantage_mu, 5)}) |",
-        f"| μ of the far tail | {tail} | GDPT tail limit (strict δ = 0 guarantee) |",
+        f"| μ of the far tail | {tail} | GDPT tail limit: a strict (δ = 0) guarantee needs "
+        "at least this |",
     ]
+
+
+def _mu_table_markdown(report) -> list[str]:
+    """The pasteable μ-by-δ_tail table (or one line where every row is μ)."""
+    if _mu_constant(report):
+        how = "strict, closed form" if report.exact else "strict"
+        return [f"μ = {up_fixed(report.mu)} for every δ_tail, including 0 ({how})."]
+    lines = [
+        "μ by δ_tail (upper bounds: μ-GDP except with probability δ_tail):",
+        "",
+        "| δ_tail | μ (upper bound) |",
+        "|---|---|",
+    ]
+    for delta_tail, mu, note in _mu_row_cells(report):
+        if note == _TAIL_LIMIT:
+            lines.append(f"| → 0 | {mu.replace('>=', '≥')} (tail limit) |")
+            continue
+        if mu == "not certified":
+            lines.append(f"| {delta_tail} | not certified ({note}) |")
+            continue
+        lines.append(f"| {delta_tail} | {mu}{f' ({note})' if note else ''} |")
+    if _tail_row(report) is not None and report.delta_tail > 0.0:
+        lines += [
+            "",
+            "The tail limit (δ_tail → 0) is a lower bound on the strict μ, not a certified μ.",
+        ]
+    return lines
 
 
 def to_markdown(report) -> str:
@@ -412,6 +631,7 @@ def to_markdown(report) -> str:
     neighbouring = report.neighbouring.value.replace("_", "/")
     lines = [f"### {report.title}", "", f"*{neighbouring} neighbouring; {report.method}*", ""]
     lines += _markdown_summary(report)
+    lines += ["", *_mu_table_markdown(report)]
     lines += [
         "",
         "| δ | ε (upper) | ε (lower) | ε from μ | μ needed at δ |",
@@ -609,6 +829,115 @@ def difference_svg(report) -> str:
     return _svg(parts, "difference between the curve and the mu-GDP curve")
 
 
+def mu_delta_svg(report) -> str | None:
+    """μ against δ_tail (log10 axis): the certified rows joined, the report's δ_tail marked.
+
+    The tail limit is drawn as a dashed horizontal line when it lies within 3×
+    the plotted μ range, else left to the caption. None if fewer than two rows
+    have a finite μ (one point is no plot; the table says it).
+    """
+    points = [
+        (math.log10(row.delta_tail), float(row.mu))
+        for row in _certified_rows(report)
+        if row.mu is not None and math.isfinite(row.mu) and row.delta_tail > 0.0
+    ]
+    if len(points) < 2:
+        return None
+    points.sort()
+    xs = [x for x, _ in points]
+    ys = [y for _, y in points]
+    x_low, x_high = math.floor(min(xs)) - 0.5, math.ceil(max(xs)) + 0.5
+    y_low, y_high = min(ys), max(ys)
+    if report.delta_tail == 0.0:
+        y_low, y_high = min(y_low, report.mu), max(y_high, report.mu)
+    tail = _tail_row(report)
+    tail_mu = None if tail is None or report.delta_tail == 0.0 else tail.mu
+    span = max(y_high - y_low, 1e-3 * max(abs(y_high), 1.0))
+    tail_drawn = (
+        tail_mu is not None
+        and math.isfinite(tail_mu)
+        and y_low - 2 * span <= tail_mu
+        and tail_mu <= y_high + 2 * span
+    )
+    if tail_drawn:
+        y_low, y_high = min(y_low, tail_mu), max(y_high, tail_mu)
+        span = max(y_high - y_low, span)
+    y_low, y_high = y_low - 0.12 * span, y_high + 0.3 * span  # room for the legend
+    inner_w = _WIDTH - _LEFT - _RIGHT
+    inner_h = _HEIGHT - _TOP - _BOTTOM
+
+    def position_x(x):
+        return (x - x_low) / (x_high - x_low)
+
+    def position_y(y):
+        return (y - y_low) / (y_high - y_low)
+
+    def xy(x, y):
+        return _LEFT + position_x(x) * inner_w, _TOP + (1.0 - position_y(y)) * inner_h
+
+    ticks_x = [(position_x(e), f"1e{e}") for e in range(math.ceil(x_low), math.floor(x_high) + 1)]
+    step = (y_high - y_low) / 4.0
+    decimals = max(0, 1 - math.floor(math.log10(step)))
+    ticks_y = [(i / 4.0, f"{y_low + i * step:.{decimals}f}") for i in range(5)]
+    parts = _frame(
+        "mu against delta_tail", "delta_tail (log scale)", "mu (upper bound)", ticks_x, ticks_y
+    )
+    legend = [("mu at delta_tail (upper bound)", "#1f77b4", "")]
+    if tail_drawn:
+        left, level = xy(x_low, tail_mu)
+        right, _ = xy(x_high, tail_mu)
+        parts.append(_polyline([left, right], [level, level], "#7f7f7f", "6 4", 1.5))
+        parts.append(
+            f'<text x="{left + 6:.2f}" y="{level - 5:.2f}" font-size="11" fill="#555">'
+            f"{html.escape(f'tail limit (delta_tail -> 0): mu >= {up(tail_mu, 5)}')}</text>"
+        )
+        legend.append(("tail limit (lower bound)", "#7f7f7f", "6 4"))
+    if report.delta_tail == 0.0:
+        left, level = xy(x_low, report.mu)
+        right, _ = xy(x_high, report.mu)
+        parts.append(_polyline([left, right], [level, level], "#d62728", "6 3"))
+        legend.append((f"reported: strict mu = {up_fixed(report.mu)}", "#d62728", "6 3"))
+    parts.append(_polyline(*zip(*(xy(x, y) for x, y in points), strict=True), "#1f77b4"))
+    for x, y in points:
+        cx, cy = xy(x, y)
+        parts.append(f'<circle cx="{cx:.2f}" cy="{cy:.2f}" r="3.5" fill="#1f77b4"/>')
+    if report.delta_tail > 0.0 and math.isfinite(report.mu):
+        cx, cy = xy(math.log10(report.delta_tail), report.mu)
+        parts.append(
+            f'<circle cx="{cx:.2f}" cy="{cy:.2f}" r="6" fill="none" stroke="#d62728" '
+            'stroke-width="2.5"/>'
+        )
+        parts.append(
+            f'<text x="{cx + 10:.2f}" y="{cy - 9:.2f}" font-size="11" '
+            f'fill="#d62728">reported: mu = {up_fixed(report.mu)}</text>'
+        )
+        legend.append((f"reported delta_tail = {up(report.delta_tail, 2)}", "#d62728", ""))
+    parts += _legend(legend)
+    return _svg(parts, "mu against delta_tail on a log axis")
+
+
+def _mu_delta_caption(report) -> str:
+    """What the μ-by-δ_tail figure does not show, in words."""
+    tail = _tail_row(report)
+    if tail is None or report.delta_tail == 0.0:
+        return "Each point is an upper bound on μ at that δ_tail."
+    if math.isinf(tail.mu):
+        return (
+            "Each point is an upper bound on μ at that δ_tail. As δ_tail → 0 no finite μ "
+            "holds: the mechanism has mass at infinite privacy loss."
+        )
+    note = (
+        "dashed line"
+        if "tail limit (lower bound)" in (mu_delta_svg(report) or "")
+        else "off the plotted range"
+    )
+    return (
+        f"Each point is an upper bound on μ at that δ_tail. As δ_tail → 0, μ rises to the "
+        f"GDPT tail limit μ ≥ {up(tail.mu, 5)} ({note}): a lower bound on the strict μ, not a "
+        "certified μ."
+    )
+
+
 _STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 62rem; margin: 2rem auto; color: #222;
        padding: 0 1rem; }
@@ -620,15 +949,53 @@ th { background: #f3f3f3; }
 .figures { display: flex; flex-wrap: wrap; gap: 1rem; }
 .note { color: #555; font-size: 0.9rem; }
 .warning { border-left: 4px solid #d62728; padding-left: 0.6rem; }
+.mu-table { display: flex; flex-wrap: wrap; gap: 1.5rem; align-items: flex-start; }
+tr.reported td { font-weight: bold; }
+.nowrap { white-space: nowrap; }
+figure { margin: 0; }
+figcaption { color: #555; font-size: 0.9rem; max-width: 440px; }
 """
 
 
+def _mu_section_html(report) -> str:
+    """μ by δ_tail: the table and the figure (or one line where every row is μ)."""
+    e = html.escape
+    if _mu_constant(report):
+        how = "strict, closed form" if report.exact else "strict"
+        return (
+            f"<h2>μ by δ_tail</h2>\n<p>μ = {up_fixed(report.mu)} for every δ_tail, "
+            f"including 0 ({how}).</p>\n"
+        )
+    rows = []
+    for delta_tail, mu, note in _mu_row_cells(report):
+        if note == _TAIL_LIMIT:
+            delta_tail, mu, note = "→ 0", mu.replace(">=", "≥"), "GDPT tail limit (lower bound)"
+        reported = ' class="reported"' if note.startswith("reported") else ""
+        rows.append(
+            f"<tr{reported}><td>{e(delta_tail)}</td><td>{e(mu)}</td><td>{e(note)}</td></tr>"
+        )
+    figure = mu_delta_svg(report)
+    figure_html = (
+        ""
+        if figure is None
+        else f"<figure>\n{figure}\n<figcaption>{e(_mu_delta_caption(report))}</figcaption>\n"
+        "</figure>\n"
+    )
+    return (
+        "<h2>μ by δ_tail</h2>\n<p>The mechanism is μ-GDP except with probability δ_tail; "
+        "each μ is an upper bound. δ_tail is a declared choice (default "
+        f'<span class="nowrap">{DEFAULT_DELTA_TAIL:g}</span>).</p>\n<div class="mu-table">\n'
+        "<table><tr><th>δ_tail</th><th>μ (upper bound)</th><th>note</th></tr>"
+        f"{''.join(rows)}</table>\n{figure_html}</div>\n"
+    )
+
+
 def to_html(report) -> str:
-    """A self-contained HTML page: summary, ε table, curve table and two SVG figures."""
+    """A self-contained HTML page: summary, μ by δ_tail, ε table, curve table, SVG figures."""
     e = html.escape
     neighbouring = report.neighbouring.value.replace("_", "/")
     failure = (
-        f"except with probability δ_tail = {up(report.delta_tail, 2)}"
+        f"except with probability δ_tail = {up(report.delta_tail, 2)} ({_declared(report)})"
         if report.delta_tail > 0.0
         else ("strictly (closed form)" if report.exact else "strictly")
     )
@@ -636,6 +1003,11 @@ def to_html(report) -> str:
         f"<tr><th>{e(name)}</th><td>{e(value)}</td><td>{e(kind)}</td></tr>"
         for name, value, kind in (
             ("μ", up_fixed(report.mu), f"μ-GDP {failure}"),
+            (
+                "δ_tail",
+                up(report.delta_tail, 2) if report.delta_tail > 0.0 else "0",
+                _delta_tail_kind(report),
+            ),
             (
                 "regret Δ",
                 up(report.regret, 3),
@@ -655,7 +1027,7 @@ def to_html(report) -> str:
             (
                 "μ of the far tail",
                 "—" if report.mu_tail is None else up(report.mu_tail, 5),
-                "GDPT tail limit: what a strict (δ = 0) guarantee needs",
+                "GDPT tail limit: a strict (δ = 0) guarantee needs at least this",
             ),
         )
     )
@@ -672,6 +1044,7 @@ def to_html(report) -> str:
         f"<td>{e(_beta_text(row.beta_mu, 'lower'))}</td></tr>"
         for row in report.table
     )
+    mu_section = _mu_section_html(report)
     infinite = _rounding_sentence(report)
     infinite_paragraph = (
         "" if infinite is None else f'<p class="warning">{e(_capital(infinite))}.</p>\n'
@@ -695,7 +1068,7 @@ def to_html(report) -> str:
 <p class="headline">μ = {up_fixed(report.mu)}, {e(failure)}; regret {up(report.regret, 3)}.</p>
 <table>{summary}</table>
 <p>{e(_capital(_tail_sentence(report)))}.</p>
-{infinite_paragraph}<h2>ε at δ</h2>
+{infinite_paragraph}{mu_section}<h2>ε at δ</h2>
 <table><tr><th>δ</th><th>ε (upper)</th><th>ε (lower)</th><th>ε from μ</th>
 <th>μ needed at δ</th></tr>{epsilon_rows}</table>
 <h2>The trade-off curve</h2>
