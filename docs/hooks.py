@@ -99,6 +99,24 @@ def on_pre_build(config) -> None:
         log.warning("%s has no docstring: every public name needs one", path)
 
 
+# Generated when the site is built, so they cannot go stale: path in the site -> producer.
+REPORT_EXAMPLE = "guides/report-cifar10.html"
+
+
+def _report_html() -> str:
+    import gaussdp
+
+    run = gaussdp.DPSGD(noise_multiplier=9.4, sampling_probability=0.32768, steps=2000)
+    return gaussdp.account(run).gdp().to_html()
+
+
+def on_files(files, config):
+    from mkdocs.structure.files import File
+
+    files.append(File.generated(config, REPORT_EXAMPLE, content=_report_html()))
+    return files
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
     if PUBLIC_NAMES_MARKER in markdown:
         markdown = markdown.replace(PUBLIC_NAMES_MARKER, public_names_table())
