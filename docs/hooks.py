@@ -12,6 +12,8 @@ from __future__ import annotations
 import importlib
 import inspect
 import logging
+import re
+import shlex
 import sys
 import types
 from pathlib import Path
@@ -25,8 +27,17 @@ log = logging.getLogger("mkdocs.plugins.gaussdp")
 PUBLIC_NAMES_MARKER = "<!-- gaussdp:public-names -->"
 # The public modules: each has a page docs/api/<name>.md rendering ``::: gaussdp.<name>``.
 PUBLIC_MODULES = (
-    "gdp", "mechanisms", "accountant", "curves", "clt", "gdpt", "report", "calibrate",
-    "interop", "rdp", "plot",
+    "gdp",
+    "mechanisms",
+    "accountant",
+    "curves",
+    "clt",
+    "gdpt",
+    "report",
+    "calibrate",
+    "interop",
+    "rdp",
+    "plot",
 )
 # Documented on the page by other means.
 NO_DOCSTRING_NEEDED = {"gaussdp.__version__"}
@@ -69,8 +80,11 @@ def undocumented() -> list[str]:
 
     extensions = griffe.load_extensions("griffe_sphinx", "griffe_inherited_docstrings")
     package = griffe.load(
-        "gaussdp", search_paths=[str(ROOT / "src")], extensions=extensions,
-        resolve_aliases=True, resolve_external=False,
+        "gaussdp",
+        search_paths=[str(ROOT / "src")],
+        extensions=extensions,
+        resolve_aliases=True,
+        resolve_external=False,
     )
     found: list[str] = []
 
@@ -117,7 +131,25 @@ def on_files(files, config):
     return files
 
 
+CLI_MARKER = re.compile(r"<!-- gaussdp:cli (?P<args>[^>]*?) -->")
+
+
+def cli_output(args: str) -> str:
+    """What ``gaussdp ARGS`` prints, run at build time (Markdown output is kept as Markdown)."""
+    from click.testing import CliRunner
+
+    from gaussdp.cli import cli
+
+    result = CliRunner().invoke(cli, shlex.split(args), prog_name="gaussdp")
+    if result.exit_code != 0:
+        log.warning("gaussdp %s failed (exit %s): %s", args, result.exit_code, result.output)
+    if "--format markdown" in args:
+        return result.output
+    return f"```text\n$ gaussdp {args}\n{result.output}```\n"
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
+    markdown = CLI_MARKER.sub(lambda m: cli_output(m.group("args")), markdown)
     if PUBLIC_NAMES_MARKER in markdown:
         markdown = markdown.replace(PUBLIC_NAMES_MARKER, public_names_table())
     return markdown
