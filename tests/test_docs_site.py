@@ -80,7 +80,7 @@ def site(tmp_path_factory) -> Path:
 
 def test_site_builds_strictly(site):
     assert (site / "index.html").is_file()
-    assert (site / "api" / "gaussdp" / "index.html").is_file()
+    assert (site / "api" / "gaussdp.html").is_file()
     assert (site / "guides" / "report-cifar10.html").is_file()  # generated at build time
 
 
@@ -128,8 +128,8 @@ def _canonical(name: str, obj: object) -> str:
 
 def test_every_public_name_is_in_the_api_reference(site):
     api = site / "api"
-    ids = {module: _ids(api / module / "index.html") for module in PUBLIC_MODULES}
-    every_id = set().union(*ids.values(), _ids(api / "gaussdp" / "index.html"))
+    ids = {module: _ids(api / f"{module}.html") for module in PUBLIC_MODULES}
+    every_id = set().union(*ids.values(), _ids(api / "gaussdp.html"))
     missing = []
     for module_name in PUBLIC_MODULES:
         module = importlib.import_module(f"gaussdp.{module_name}")
@@ -142,12 +142,12 @@ def test_every_public_name_is_in_the_api_reference(site):
                 wanted.add(_canonical(name, obj))
             if not wanted & ids[module_name]:
                 missing.append(f"gaussdp.{module_name}.{name}")
-    gaussdp_page = (api / "gaussdp" / "index.html").read_text(encoding="utf-8")
+    gaussdp_page = (api / "gaussdp.html").read_text(encoding="utf-8")
     for name in gaussdp.__all__:
         obj = getattr(gaussdp, name)
         assert f"<code>{name}</code>" in gaussdp_page, f"gaussdp.{name} not on the gaussdp page"
         if isinstance(obj, types.ModuleType):
-            assert (api / name.split(".")[-1] / "index.html").is_file(), name
+            assert (api / f"{name}.html").is_file(), name
         elif name != "__version__":
             homes = {f"gaussdp.{m}.{name}" for m in PUBLIC_MODULES} | {_canonical(name, obj)}
             if not homes & every_id:
@@ -163,7 +163,7 @@ def _commands(group: click.Command, path: tuple[str, ...] = ("gaussdp",)):
 
 
 def test_every_command_is_in_the_cli_page(site):
-    ids = _ids(site / "api" / "cli" / "index.html")
+    ids = _ids(site / "api" / "cli.html")
     missing = ["-".join(path) for path in _commands(cli) if "-".join(path) not in ids]
     assert not missing, f"commands missing from the command-line page: {missing}"
 
