@@ -1,10 +1,16 @@
 """MkDocs hooks for the gaussdp site: import this tree, and generate what must not go stale.
 
-* The tree's ``src/`` goes first on ``sys.path``, so the CLI help (mkdocs-click) and the
-  generated tables describe the code being documented, not an installed copy.
+* The tree's ``src/`` goes first on ``sys.path`` (in ``on_config``), so the CLI help
+  (mkdocs-click) and everything generated below describe the code being documented, not
+  an installed copy.
+* Every public name (``__all__`` of gaussdp and its public modules, and the public
+  methods of public classes) must have a docstring: each one without is a warning that
+  fails the strict build, naming it.
 * ``<!-- gaussdp:public-names -->`` in a page becomes a table of ``gaussdp.__all__``, each
-  name linked to its API entry with the first line of its docstring. A name without a
-  docstring fails the strict build, naming it.
+  name linked to its API entry with the first line of its docstring.
+* ``<!-- gaussdp:cli ARGS -->`` becomes what ``gaussdp ARGS`` prints.
+* ``guides/report-cifar10.html`` is the HTML report of De et al.'s CIFAR-10 run,
+  computed at build time.
 """
 
 from __future__ import annotations
@@ -19,8 +25,6 @@ import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT / "src") not in sys.path:
-    sys.path.insert(0, str(ROOT / "src"))
 
 log = logging.getLogger("mkdocs.plugins.gaussdp")
 
@@ -106,6 +110,16 @@ def undocumented() -> list[str]:
             target = member.final_target if member.is_alias else member
             check(target, f"{module.path}.{name}")
     return sorted(set(found))
+
+
+def on_config(config):
+    # Here, not at import: MkDocs restores sys.path after importing a hooks file.
+    if str(ROOT / "src") not in sys.path:
+        sys.path.insert(0, str(ROOT / "src"))
+    loaded = sys.modules.get("gaussdp")
+    if loaded is not None and not Path(loaded.__file__).is_relative_to(ROOT / "src"):
+        log.warning("gaussdp was imported from %s, not from this tree", loaded.__file__)
+    return config
 
 
 def on_pre_build(config) -> None:
