@@ -8,7 +8,8 @@ absolute path. A resolved target becomes a link to its API entry (plain code whe
 target is not rendered, e.g. a private module); a role naming nothing is a warning, so the
 strict build fails and names the docstring and the role.
 
-``.. math::`` directives become code blocks (the formulas are written in Unicode).
+``.. math::`` directives become code blocks (the formulas are written in Unicode), and the
+``::`` that introduces a literal block a single colon (the indented block stays code).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ log = logging.getLogger("mkdocs.plugins.gaussdp.roles")
 
 ROLE = re.compile(r":(?:py:)?(func|class|meth|attr|mod|data|obj|exc|const):`([^`]+)`")
 MATH = re.compile(r"^(?P<indent>[ \t]*)\.\. math::[ \t]*\n", re.MULTILINE)
+LITERAL = re.compile(r"(?<=\S)::$", re.MULTILINE)  # "text::" introduces an rST literal block
 
 
 def _lookup(scope: griffe.Object, path: str) -> griffe.Object | griffe.Alias | None:
@@ -82,7 +84,8 @@ def rewrite(owner: griffe.Object, text: str) -> str:
         return f'<autoref identifier="{_identifier(found)}" optional><code>{shown}</code></autoref>'
 
     text = ROLE.sub(replace, text)
-    return MATH.sub(lambda m: "\n", text)
+    text = MATH.sub(lambda m: "\n", text)
+    return LITERAL.sub(":", text)
 
 
 class SphinxRoles(griffe.Extension):
