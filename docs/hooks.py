@@ -49,7 +49,9 @@ NO_DOCSTRING_NEEDED = {"gaussdp.__version__"}
 
 def _summary(obj: object) -> str:
     doc = inspect.getdoc(obj) or ""
-    return doc.strip().splitlines()[0] if doc.strip() else ""
+    line = doc.strip().splitlines()[0] if doc.strip() else ""
+    # Sphinx roles as code: :class:`~gaussdp.Accounting` -> `Accounting`
+    return re.sub(r":\w+:`~?([^`]+)`", lambda m: f"`{m.group(1).rsplit('.', 1)[-1]}`", line)
 
 
 def _identifier(name: str, obj: object) -> str:
