@@ -79,15 +79,19 @@ def public_names_table() -> str:
     return "\n".join(rows)
 
 
-def undocumented() -> list[str]:
-    """Every public name (``__all__`` of gaussdp and its public modules, and the public
-    methods and properties of public classes) whose rendered docstring would be empty."""
+def undocumented(
+    package: str = "gaussdp",
+    modules: tuple[str, ...] = PUBLIC_MODULES,
+    search_path: Path = ROOT / "src",
+) -> list[str]:
+    """Every public name (``__all__`` of the package and of its public modules, and the
+    public methods and properties of public classes) whose rendered docstring would be empty."""
     import griffe
 
     extensions = griffe.load_extensions("griffe_sphinx", "griffe_inherited_docstrings")
-    package = griffe.load(
-        "gaussdp",
-        search_paths=[str(ROOT / "src")],
+    root = griffe.load(
+        package,
+        search_paths=[str(search_path)],
         extensions=extensions,
         resolve_aliases=True,
         resolve_external=False,
@@ -106,7 +110,7 @@ def undocumented() -> list[str]:
                 if member.is_function or member.is_class or "property" in member.labels:
                     check(member, f"{path}.{name}")
 
-    for module in (package, *(package[name] for name in PUBLIC_MODULES)):
+    for module in (root, *(root[name] for name in modules)):
         for name in module.exports or ():
             member = module.members[str(name)]
             target = member.final_target if member.is_alias else member

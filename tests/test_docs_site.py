@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import importlib.util
 import os
 import re
 import subprocess
@@ -197,3 +198,48 @@ def test_guide_examples(page, monkeypatch):
     )
     assert result.attempted > 0
     assert result.failed == 0
+
+
+# The build's own checks, without building: each names what is wrong.
+
+
+def _docs_module(name: str):
+    spec = importlib.util.spec_from_file_location(f"_docs_{name}", DOCS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_public_name_has_a_docstring():
+    assert _docs_module("hooks").undocumented() == []
+
+
+def test_a_public_name_without_a_docstring_is_named(tmp_path):
+    package = tmp_path / "fakepkg"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        '"""A package."""\n__all__ = ["Thing", "documented", "bare"]\n'
+        'def documented():\n    """Has one."""\n'
+        "def bare():\n    pass\n"
+        'class Thing:\n    """A class."""\n    def method(self):\n        pass\n',
+        encoding="utf-8",
+    )
+    found = _docs_module("hooks").undocumented("fakepkg", (), tmp_path)
+    assert found == ["fakepkg.Thing.method", "fakepkg.bare"]
+
+
+def test_docstring_roles_become_cross_references_or_fail_by_name(caplog):
+    import griffe
+
+    roles = _docs_module("griffe_roles")
+    package = griffe.load("gaussdp", search_paths=[str(ROOT / "src")], resolve_aliases=True)
+    owner = package["rdp"]
+    linked = roles.rewrite(owner, "See :func:`account_rdp` and :class:`~gaussdp.Accounting`.")
+    assert 'identifier="gaussdp.rdp.account_rdp"' in linked
+    assert 'identifier="gaussdp.accountant.Accounting"><code>Accounting</code>' in linked.replace(
+        " optional", ""
+    )
+    with caplog.at_level("WARNING"):
+        roles.rewrite(owner, "See :func:`account_rdpp`.")
+    assert "gaussdp.rdp" in caplog.text
+    assert "account_rdpp" in caplog.text
