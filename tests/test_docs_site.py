@@ -82,7 +82,11 @@ def site(tmp_path_factory) -> Path:
 def test_site_builds_strictly(site):
     assert (site / "index.html").is_file()
     assert (site / "api" / "gaussdp.html").is_file()
-    assert (site / "guides" / "report-cifar10.html").is_file()  # generated at build time
+    # generated at build time: the HTML report, a command's output, the ε → μ table
+    assert "<svg" in (site / "guides" / "report-cifar10.html").read_text(encoding="utf-8")
+    assert "mu = 1.5" in (site / "guides" / "getting-started.html").read_text(encoding="utf-8")
+    reporting = (site / "examples" / "reporting.html").read_text(encoding="utf-8")
+    assert "<th" in reporting and "mu(delta=1e-05)" in reporting
 
 
 class _Loads(HTMLParser):
