@@ -143,6 +143,7 @@ class Target:
         return bool(value <= self.threshold())
 
     def describe(self) -> str:
+        """The target as one line of text, e.g. ``epsilon <= 8 at delta = 1e-05``."""
         raise NotImplementedError  # pragma: no cover
 
     def unmet_conditions(self, accounting: Accounting) -> tuple[str, ...]:

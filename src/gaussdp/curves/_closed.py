@@ -409,6 +409,7 @@ class WithFailure(TradeOff):
 
     @classmethod
     def of(cls, base: TradeOff, delta: float) -> TradeOff:
+        """``base`` ⊗ f_{0,δ}, merging the failures of f_{ε,δ} and of a nested WithFailure."""
         if delta == 0.0:
             return base
         if isinstance(base, EpsilonDelta):
