@@ -645,7 +645,10 @@ def _targets_section(results, workloads) -> list[str]:
         met += sum(1 for c in cells if c.endswith("✓") or c.startswith("✓"))
         total += sum(1 for c in cells if c != "—")
         lines.append(f"| {w.label} | " + " | ".join(cells) + " |")
-    lines += ["", f"{met} of {total} measured targets met.", ""]
+    if total:
+        lines += ["", f"{met} of {total} measured targets met.", ""]
+    else:
+        lines += ["", "No target could be measured: the cells they compare did not run.", ""]
     return lines
 
 
