@@ -161,9 +161,12 @@ def _importtime(code: str) -> dict[str, tuple[int, int, str]]:
         self_us, cumulative, label = line[len("import time:") :].split("|")
         name = label.strip()
         depth = (len(label) - len(label.lstrip()) - 1) // 2
-        # importtime prints a module after everything it imported (one level deeper)
+        # importtime prints a module after everything it imported (one level deeper);
+        # anything deeper still waiting has no line of its own above it: drop it
         for child in pending.pop(depth + 1, []):
             rows[child] = (*rows[child][:2], name)
+        for level in [level for level in pending if level > depth]:
+            del pending[level]
         pending.setdefault(depth, []).append(name)
         rows[name] = (int(self_us), int(cumulative), "")
     return rows
@@ -172,17 +175,24 @@ def _importtime(code: str) -> dict[str, tuple[int, int, str]]:
 def import_offenders(count: int) -> dict[str, list[tuple[int, int, str, str]]]:
     """What ``import gaussdp`` loads beyond the numerical stack, worst first.
 
-    "imported": modules outside gaussdp loaded directly under a gaussdp module,
-    by cumulative time; "self": single modules by their own time. Rows are
-    (self µs, cumulative µs, module, importer).
+    "imported": packages outside gaussdp (``scipy.signal``, ...) whose modules
+    load directly under a gaussdp module, by cumulative time summed over them;
+    "self": single modules by their own time. Rows are (self µs, cumulative µs,
+    module or package, enclosing module).
     """
     _importtime("import gaussdp")  # warm the file cache
     stack = _importtime(STACK)
     ours = _importtime("import gaussdp")
     extra = [(s, c, name, by) for name, (s, c, by) in ours.items() if name not in stack]
-    imported = [
-        row for row in extra if row[3].startswith("gaussdp") and not row[2].startswith("gaussdp")
-    ]
+    # group the direct children by package (scipy.signal, scipy.optimize, ...): they are
+    # siblings in the tree, so their cumulative times add up without double counting
+    groups: dict[tuple[str, str], list[int]] = {}
+    for self_us, cumulative, name, by in extra:
+        if by.startswith("gaussdp") and not name.startswith("gaussdp"):
+            total = groups.setdefault((".".join(name.split(".")[:2]), by), [0, 0])
+            total[0] += self_us
+            total[1] += cumulative
+    imported = [(s, c, name, by) for (name, by), (s, c) in groups.items()]
     return {
         "imported": sorted(imported, key=lambda row: row[1], reverse=True)[:count],
         "self": sorted(extra, reverse=True)[:count],
@@ -271,10 +281,11 @@ def write_markdown(runs, outputs, offenders, args, path: Path) -> list[str]:
         'the first loads and the second does not. "Loaded under" is the enclosing module in '
         "importtime's tree (the import that was running when this one started; scipy loads "
         "its submodules lazily, so this is the gaussdp module whose import set them off). The "
-        "heaviest modules outside gaussdp loaded directly under a gaussdp module (cumulative: "
-        "the module and everything it pulled in that was not loaded yet):",
+        "heaviest packages outside gaussdp whose modules load directly under a gaussdp module "
+        "(cumulative: those modules and everything they pulled in that was not loaded yet, "
+        "summed):",
         "",
-        "| module | loaded under | cumulative | self |",
+        "| package | loaded under | cumulative | self |",
         "|---|---|---|---|",
         *(
             f"| `{name}` | `{by}` | {c / 1000:.1f} ms | {s / 1000:.1f} ms |"
