@@ -6,8 +6,9 @@ holding:
 
 * **μ** — the tight μ over every test of the accountant's pessimistic curve
   (Appendix B, eq. 29), reported as "μ-GDP except with probability
-  ``delta_tail``" (f ≥ G_μ ⊗ f_{0,δ}, Dong, Roth & Su eq. 12) where the
-  computation has a numerical floor;
+  ``delta_tail``" (f ≥ G_μ ⊗ f_{0,δ}, Dong, Roth & Su eq. 12) at a fixed,
+  declared δ_tail (default 1e-10), with μ at other δ_tail
+  (``mu_by_delta_tail``, :meth:`Report.mu_for`);
 * **regret** — the Δ-divergence between the curve and G_μ (Definition 2.10,
   Proposition 4.1), exact on the piecewise-linear curve and reported as an
   upper bound, with the advantage bound it implies (Proposition 4.2:
@@ -31,17 +32,19 @@ Examples
 --------
 >>> import gaussdp
 >>> r = gaussdp.account(gaussdp.DPSGD(9.4, 0.32768, 2000)).gdp()
->>> round(r.mu, 3), r.tier, round(r.mu_tail, 2)
-(1.569, 1, 4.76)
+>>> round(r.mu, 3), r.delta_tail, r.tier, round(r.mu_tail, 2)
+(1.567, 1e-10, 1, 4.76)
 >>> print(r.to_text().splitlines()[1])
-mu = 1.5688  (mu-GDP except with probability delta_tail = 1.1e-12)
+mu = 1.5673  (mu-GDP except with probability delta_tail = 1e-10, the default)
 """
 
 from gaussdp.report.core import (
+    DEFAULT_DELTA_TAIL,
     DEFAULT_DELTAS,
     TABLE_ALPHAS,
     TIER_I_REGRET,
     EpsilonRow,
+    MuRow,
     Report,
     RoundingLimit,
     TableRow,
@@ -53,9 +56,11 @@ from gaussdp.report.tight_mu import failure_probability, mu_of_breakpoints, tigh
 
 __all__ = [
     "DEFAULT_DELTAS",
+    "DEFAULT_DELTA_TAIL",
     "TABLE_ALPHAS",
     "TIER_I_REGRET",
     "EpsilonRow",
+    "MuRow",
     "Report",
     "RoundingLimit",
     "TableRow",

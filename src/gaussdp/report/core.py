@@ -294,8 +294,8 @@ class Report:
         --------
         >>> from gaussdp import DPSGD, account
         >>> r = account(DPSGD(1.0, 0.01, 1000)).gdp()
-        >>> [round(r.mu_for(d), 4) for d in (1e-6, 1e-10)]
-        [0.4609, 0.5159]
+        >>> [round(r.mu_for(d), 3) for d in (1e-6, 1e-10)]
+        [0.461, 0.516]
         """
         delta_tail = _check_delta_tail(delta_tail)
         if self._mu_for is None:
@@ -752,8 +752,10 @@ def report(
         δ ∈ (0, 1) at which ε is reported, as upper and lower bounds
         (default 1e-5, 1e-6, 1e-9).
     delta_tail : float, optional
-        Report the tight μ for this failure probability instead of choosing
-        it from the accountant's numerical floor (must be at least the floor).
+        The failure probability δ_tail ∈ (0, 1) that goes with μ (default
+        :data:`DEFAULT_DELTA_TAIL` = 1e-10; closed forms that are exactly
+        μ-GDP report 0). The accountant is asked for a floor 100 times below
+        min(δ_tail, 1e-12).
     neighbouring, accuracy, grid_spacing, progress
         Passed to :func:`gaussdp.account` (not allowed with an Accounting).
     title : str, optional
@@ -774,8 +776,8 @@ def report(
     >>> round(r.mu, 6), round(r.regret, 6), r.delta_tail
     (1.232035, 0.057546, 0.0)
     >>> r = report(DPSGD(9.4, 0.32768, 2000))     # De et al.'s CIFAR-10 run
-    >>> round(r.mu, 2), round(r.regret, 4), r.tier, round(r.mu_tail, 2)
-    (1.57, 0.0013, 1, 4.76)
+    >>> round(r.mu, 2), round(r.regret, 4), r.delta_tail, r.tier, round(r.mu_tail, 2)
+    (1.57, 0.0011, 1e-10, 1, 4.76)
     """
     from gaussdp.accountant import Accounting, account
 

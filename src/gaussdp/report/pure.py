@@ -268,7 +268,7 @@ def laplace_mu(epsilon: float) -> float:
     Examples
     --------
     >>> round(laplace_mu(1.0), 6)
-    1.040376
+    1.030064
     """
     if epsilon == 0.0:
         return 0.0
