@@ -53,9 +53,10 @@ def test_an_accuracy_needing_too_much_memory_is_refused_up_front(monkeypatch):
 
 
 def test_the_lower_bound_is_refused_up_front_too(monkeypatch):
-    # The pessimistic side is composed by account(); the optimistic side (two rows)
-    # is composed lazily by epsilon_bounds and must be checked before composing too.
+    # Each side is composed on first use: the pessimistic one by epsilon(), the
+    # optimistic one (two rows) by epsilon_bounds, which must be checked before composing.
     result = g.account(g.DPSGD(1.0, 0.01, 1000))
+    assert result.epsilon(1e-5) > 0
     _small_machine(monkeypatch, gigabytes=0.01)
     assert result.epsilon(1e-5) > 0  # already composed: no new work
     with pytest.raises(InvalidParameterError, match="needs"):
@@ -80,7 +81,7 @@ def test_an_allocation_failure_while_composing_says_what_to_do(monkeypatch):
 
     monkeypatch.setattr(A.pld_compose, "compose_many", out_of_memory)
     with pytest.raises(MemoryError, match="coarser accuracy"):
-        g.account(g.DPSGD(1.0, 0.01, 1000))
+        g.account(g.DPSGD(1.0, 0.01, 1000)).epsilon(1e-5)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS is Linux-specific")

@@ -59,21 +59,28 @@ def test_json_table_with_a_declared_delta_tail(declared):
     assert mus == sorted(mus)
 
 
+def _rounded_up(dpsgd):
+    """μ of the certified rows, rounded up to 4 decimals as an upper bound must be."""
+    rows = [row for row in dpsgd.mu_by_delta_tail if row.kind == "certified"]
+    values = {row.delta_tail: math.ceil(row.mu * 1e4) / 1e4 for row in rows}
+    return {key: f"{value:.4f}" for key, value in values.items()}
+
+
 def test_text_states_the_failure_probability_and_the_table(dpsgd):
     lines = dpsgd.to_text().splitlines()
+    up4 = _rounded_up(dpsgd)
     assert lines[1] == (
-        "mu = 0.5159  (mu-GDP except with probability delta_tail = 1e-10, the default)"
+        f"mu = {up4[1e-10]}  (mu-GDP except with probability delta_tail = 1e-10, the default)"
     )
     assert lines[2] == (
         "mu by delta_tail (upper bounds; the mechanism is mu-GDP except with probability "
         "delta_tail):"
     )
-    # Upper bounds rounded up: 0.460927 → 0.4610, 0.515823 → 0.5159.
     assert lines[3:7] == [
-        "  delta_tail = 1e-06: mu = 0.4610",
-        "  delta_tail = 1e-08: mu = 0.4858",
-        "  delta_tail = 1e-10: mu = 0.5159 (reported, the default)",
-        "  delta_tail = 1e-12: mu = 0.5510",
+        f"  delta_tail = 1e-06: mu = {up4[1e-6]}",
+        f"  delta_tail = 1e-08: mu = {up4[1e-8]}",
+        f"  delta_tail = 1e-10: mu = {up4[1e-10]} (reported, the default)",
+        f"  delta_tail = 1e-12: mu = {up4[1e-12]}",
     ]
     assert lines[7].startswith("  delta_tail -> 0: mu >= 31.623 (GDPT tail limit")
     assert "not certified" in lines[7] and "subsampling does not amplify the tail" in lines[7]
@@ -105,12 +112,13 @@ def test_markdown_table_can_be_pasted(dpsgd):
     text = dpsgd.to_markdown()
     assert "| δ_tail | 1e-10 | declared failure probability (default 1e-10);" in text
     block = text.split("| δ_tail | μ (upper bound) |\n", 1)[1].split("\n\n", 1)[0]
+    up4 = _rounded_up(dpsgd)
     assert block.splitlines() == [
         "|---|---|",
-        "| 1e-06 | 0.4610 |",
-        "| 1e-08 | 0.4858 |",
-        "| 1e-10 | 0.5159 (reported, the default) |",
-        "| 1e-12 | 0.5510 |",
+        f"| 1e-06 | {up4[1e-6]} |",
+        f"| 1e-08 | {up4[1e-8]} |",
+        f"| 1e-10 | {up4[1e-10]} (reported, the default) |",
+        f"| 1e-12 | {up4[1e-12]} |",
         "| → 0 | ≥ 31.623 (tail limit) |",
     ]
     assert "lower bound on the strict μ, not a certified μ" in text
@@ -124,7 +132,8 @@ def test_html_table_and_plot(dpsgd):
     }
     assert "except with probability δ_tail = 1e-10 (the default)" in page
     section = page.split("<h2>μ by δ_tail</h2>", 1)[1].split("<h2>", 1)[0]
-    assert '<tr class="reported"><td>1e-10</td><td>0.5159</td>' in section
+    reported = _rounded_up(dpsgd)[1e-10]
+    assert f'<tr class="reported"><td>1e-10</td><td>{reported}</td>' in section
     assert "<td>→ 0</td><td>≥ 31.623</td>" in section
     assert section.count("<svg") == 1
     root = ET.fromstring(mu_delta_svg(dpsgd))
@@ -206,4 +215,5 @@ def test_cli_text_report_has_the_table():
     )
     assert result.exit_code == 0, result.output
     assert "delta_tail = 1e-08, declared; the default is 1e-10)" in result.output
-    assert "  delta_tail = 1e-08: mu = 0.4858 (reported)" in result.output
+    mu = account(DPSGD(1.0, 0.01, 1000)).gdp(delta_tail=1e-8).mu
+    assert f"  delta_tail = 1e-08: mu = {math.ceil(mu * 1e4) / 1e4:.4f} (reported)" in result.output

@@ -662,6 +662,9 @@ def account(
     Returns
     -------
     Accounting
+        On the numerical path each side (upper, lower bounds) is composed on
+        its first query and then kept; a grid that cannot fit in memory is
+        refused here, before anything is composed.
 
     Examples
     --------
