@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from scipy import integrate, special
+from scipy import special
 
 from gaussdp import curves as curves_module
 from gaussdp import gdp
@@ -114,6 +114,8 @@ def _laplace_moment(mu: float, g, kink: float = 0.0) -> float:
     # is where g(2t − μ) has a kink (g(x) = |x − kink|³ and the like).
     corner = 0.5 * math.exp(-mu)
     points = [t for t in (0.5 * (mu + kink),) if 0.0 < t < mu]
+    from scipy import integrate  # imported here: slow, and rarely needed
+
     middle, _ = integrate.quad(
         lambda t: g(2.0 * t - mu) * 0.5 * math.exp(-t),
         0.0,
@@ -510,6 +512,8 @@ def chi2_plus(curve: TradeOff) -> float:
         def integrand(t):
             return math.expm1(2.0 * t - mu) ** 2 * 0.5 * math.exp(-t)
 
+        from scipy import integrate  # imported here: slow, and rarely needed
+
         middle, _ = integrate.quad(integrand, 0.5 * mu, mu, limit=200, epsabs=0.0, epsrel=1e-12)
         return corner + middle
     piece = curve.piecewise_linear()
@@ -599,6 +603,8 @@ def noisy_sgd_mu(noise_multiplier, sampling_probability, steps, sampling: str = 
 
 
 def _lemma_4_integral(function, mu: float) -> float:
+    from scipy import integrate  # imported here: slow, and rarely needed
+
     value, _ = integrate.quad(function, 0.5 * mu, math.inf, limit=400, epsabs=0.0, epsrel=1e-12)
     return value
 

@@ -12,6 +12,7 @@ Bad input prints one line, ``gaussdp: error: ...``, to stderr and exits 2.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
 
@@ -21,8 +22,40 @@ from gaussdp import __version__
 
 __all__ = ["cli", "main"]
 
+#: Subcommands, one module each, imported only when named (so ``gaussdp dpsgd`` does not
+#: load the report, calibration or GDPT code): {name: (module, attribute)}.
+_COMMANDS = {
+    "account": ("gaussdp.cli.account", "account_command"),
+    "calibrate": ("gaussdp.cli.calibrate", "calibrate"),
+    "convert": ("gaussdp.cli.convert", "convert"),
+    "curve": ("gaussdp.cli.curve", "curve"),
+    "dpsgd": ("gaussdp.cli.account", "dpsgd"),
+    "gdpt": ("gaussdp.cli.gdpt", "gdpt"),
+    "report": ("gaussdp.cli.report", "report"),
+    "table": ("gaussdp.cli.convert", "table"),
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+class _LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(_COMMANDS) | set(self.commands))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.commands or name not in _COMMANDS:
+            return self.commands.get(name)
+        module_name, attribute = _COMMANDS[name]
+        command = getattr(importlib.import_module(module_name), attribute)
+        if name == "curve":
+            from gaussdp.cli.curve_accountant import curve_account, curve_dpsgd
+
+            command.add_command(curve_dpsgd)
+            command.add_command(curve_account)
+        return command
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gaussdp")
 def cli() -> None:
     """Differential-privacy accounting built around Gaussian DP (μ-GDP).
@@ -30,27 +63,6 @@ def cli() -> None:
     Every number printed is an upper bound on privacy loss unless it is
     labelled as a lower bound or an approximation.
     """
-
-
-# Subcommands live in one module each; register them here.
-from gaussdp.cli.account import account_command, dpsgd  # noqa: E402
-from gaussdp.cli.calibrate import calibrate  # noqa: E402
-from gaussdp.cli.convert import convert, table  # noqa: E402
-from gaussdp.cli.curve import curve  # noqa: E402
-from gaussdp.cli.curve_accountant import curve_account, curve_dpsgd  # noqa: E402
-from gaussdp.cli.gdpt import gdpt  # noqa: E402
-from gaussdp.cli.report import report  # noqa: E402
-
-cli.add_command(convert)
-cli.add_command(dpsgd)
-cli.add_command(account_command)
-cli.add_command(table)
-cli.add_command(gdpt)
-cli.add_command(calibrate)
-cli.add_command(curve)
-curve.add_command(curve_dpsgd)
-curve.add_command(curve_account)
-cli.add_command(report)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -6,7 +6,7 @@ import math
 from collections import Counter
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from gaussdp import gdp
 from gaussdp._validation import InvalidParameterError
@@ -154,10 +154,13 @@ def _compose_pure_dp(epsilons: list[float]) -> PiecewiseLinear | None:
     log_q = np.zeros(1)
     for eps, n in sorted(counts.items()):
         a = np.arange(n + 1)
-        q = 1.0 / (1.0 + math.exp(-eps))
+        # log q and log(1 − q) for q = e^ε/(1 + e^ε), never from 1 − q.
+        log_plus = -math.log1p(math.exp(-eps))
+        log_minus = -eps + log_plus
         step_loss = (2.0 * a - n) * eps
-        step_p = stats.binom.logpmf(a, n, q)
-        step_q = stats.binom.logpmf(a, n, 1.0 - q)
+        log_choose = special.gammaln(n + 1) - special.gammaln(a + 1) - special.gammaln(n - a + 1)
+        step_p = log_choose + a * log_plus + (n - a) * log_minus
+        step_q = log_choose + a * log_minus + (n - a) * log_plus
         losses = (losses[:, None] + step_loss[None, :]).ravel()
         log_p = (log_p[:, None] + step_p[None, :]).ravel()
         log_q = (log_q[:, None] + step_q[None, :]).ravel()

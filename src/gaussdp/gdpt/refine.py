@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from gaussdp._numerics import log1m_exp
 from gaussdp._validation import InvalidParameterError, check_integer, check_real, restore_shape
@@ -186,6 +186,8 @@ class RefinedProfile:
         for k in candidates:
             low = nodes[max(k - 1, 0)]
             high = nodes[k + 1]
+            from scipy import optimize  # imported here: slow, and rarely needed
+
             result = optimize.minimize_scalar(
                 negative_log_h, bounds=(low, high), method="bounded", options={"xatol": 1e-13}
             )
@@ -644,6 +646,8 @@ def refine_noise(noise_fn: Callable, epsilon, delta, *, log_delta: bool = False,
             return float(noise(np.array([eps0]), d0)[0])
 
         if high > low:
+            from scipy import optimize  # imported here: slow, and rarely needed
+
             result = optimize.minimize_scalar(
                 objective, bounds=(low, high), method="bounded", options={"xatol": 1e-12}
             )

@@ -32,7 +32,7 @@ import os
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy import fft, optimize, signal
+from scipy import fft
 
 from gaussdp._numerics import UNIT_ROUNDOFF
 from gaussdp.pld.grid import GridPLD
@@ -81,9 +81,40 @@ def _check_compatible(first: GridPLD, second: GridPLD) -> None:
 
 
 def _convolve(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Linear convolution of two mass vectors (by real FFT), clipped at 0."""
     if x.size == 1 or y.size == 1:
         return np.convolve(x, y)
-    return np.maximum(signal.fftconvolve(x, y), 0.0)
+    size = x.size + y.size - 1
+    length = fft.next_fast_len(size, real=True)
+    product = fft.rfft(x, length, workers=_WORKERS) * fft.rfft(y, length, workers=_WORKERS)
+    return np.maximum(fft.irfft(product, length, workers=_WORKERS)[:size], 0.0)
+
+
+_INVERSE_GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
+
+
+def _minimise(function, low: float, high: float, tolerance: float) -> tuple[float, float]:
+    """(min value, argmin) of a unimodal function on [low, high] by golden-section search.
+
+    The smallest value evaluated is returned with its argument (so an
+    inexact minimum errs upwards, which only widens a Chernoff window).
+    """
+    c = high - _INVERSE_GOLDEN * (high - low)
+    d = low + _INVERSE_GOLDEN * (high - low)
+    fc, fd = function(c), function(d)
+    best = min((fc, c), (fd, d))
+    while high - low > tolerance:
+        if fc <= fd:
+            high, d, fd = d, c, fc
+            c = high - _INVERSE_GOLDEN * (high - low)
+            fc = function(c)
+            best = min(best, (fc, c))
+        else:
+            low, c, fc = c, d, fd
+            d = low + _INVERSE_GOLDEN * (high - low)
+            fd = function(d)
+            best = min(best, (fd, d))
+    return best
 
 
 def trim(pld: GridPLD, tail: float = DEFAULT_TAIL) -> GridPLD:
@@ -180,13 +211,10 @@ def _chernoff_cut(
         total = sum(count * _log_mgf(log_p, index, sign * lam) for log_p, index, count in terms)
         return (total - log_tail) / lam
 
-    result = optimize.minimize_scalar(
-        cut,
-        bounds=(math.log(1e-3 / scale), math.log(1e3 / scale)),
-        method="bounded",
-        options={"xatol": 0.05},
+    value, log_lambda = _minimise(
+        cut, math.log(1e-3 / scale), math.log(1e3 / scale), tolerance=0.05
     )
-    return float(result.fun), math.exp(float(result.x))
+    return float(value), math.exp(float(log_lambda))
 
 
 @dataclass(frozen=True)

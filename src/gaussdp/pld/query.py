@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from scipy import signal
 
 from gaussdp._numerics import LOG_ROUNDING, UNIT_ROUNDOFF, monotone_root, suffix_sums
 from gaussdp.pld.grid import GridPLD
@@ -165,6 +164,8 @@ def _log_grid_tail_q(p: np.ndarray, losses: np.ndarray, spacing: float) -> tuple
         with np.errstate(divide="ignore"):
             log_tail = np.log(sums) - top
         return log_tail, error + (span + 4.0) * u * (1.0 + 1e-6) + LOG_ROUNDING
+    from scipy import signal  # only for grids spanning more than 700 nats
+
     decay = math.exp(-spacing)
     recursive = signal.lfilter([1.0], [1.0, -decay], p[::-1])[::-1]
     with np.errstate(divide="ignore"):
