@@ -333,15 +333,8 @@ def _moments(pld: GridPLD) -> tuple[float, float]:
     return mean, float(((losses - mean) ** 2 * p).sum() / total)
 
 
-def _choose_grid_spacing(losses: dict, counts: dict, accuracy: float) -> float:
-    """A grid spacing whose discretisation error is about ``accuracy`` relative.
-
-    The pessimistic discretisation adds about h²/4 of variance per composed
-    mechanism; empirically the pessimistic ε moves by ≈ 0.5·T·h²/√V (T
-    mechanisms, V the variance of the composed loss), which is inverted for h
-    with ε estimated as mean + 4·√V. Never coarser than 1e-4.
-    """
-    total_count = sum(counts.values())
+def _loss_moments(losses: dict, counts: dict) -> tuple[float, float]:
+    """Mean and variance of the composed privacy loss under P (from coarse grids)."""
     variance = 0.0
     mean = 0.0
     for leaf, (remove, _add) in losses.items():
@@ -350,12 +343,63 @@ def _choose_grid_spacing(losses: dict, counts: dict, accuracy: float) -> float:
         leaf_mean, leaf_variance = _moments(discretise(remove, coarse, PESSIMISTIC, 1e-12))
         mean += counts[leaf] * leaf_mean
         variance += counts[leaf] * leaf_variance
+    return mean, variance
+
+
+def _model_spacing(losses: dict, counts: dict, accuracy: float) -> float | None:
+    """The spacing whose upper-bound discretisation error is about ``accuracy`` (None: any).
+
+    The pessimistic discretisation adds about h²/4 of variance per composed
+    mechanism; empirically the pessimistic ε moves by ≈ 0.5·T·h²/√V (T
+    mechanisms, V the variance of the composed loss), which is inverted for h
+    with ε estimated as mean + 4·√V.
+    """
+    total_count = sum(counts.values())
+    mean, variance = _loss_moments(losses, counts)
     if variance <= 0:
-        return MAXIMUM_GRID_SPACING
+        return None
     scale = math.sqrt(variance)
     epsilon_estimate = max(mean + 4.0 * scale, 1e-3)
-    spacing = math.sqrt(accuracy * epsilon_estimate * scale / (0.5 * total_count))
-    return min(spacing, MAXIMUM_GRID_SPACING)
+    return math.sqrt(accuracy * epsilon_estimate * scale / (0.5 * total_count))
+
+
+def _choose_grid_spacing(losses: dict, counts: dict, accuracy: float) -> float:
+    """A grid spacing whose discretisation error is about ``accuracy`` relative.
+
+    :func:`_model_spacing`, never coarser than 1e-4 (dp_accounting's default),
+    so the default upper bound is at least as tight as that accountant's.
+    """
+    model = _model_spacing(losses, counts, accuracy)
+    return MAXIMUM_GRID_SPACING if model is None else min(model, MAXIMUM_GRID_SPACING)
+
+
+#: The lower bound's grid is at most this many times coarser than the upper bound's,
+#: and only for compositions of at least _LOWER_COARSENING_FROM mechanisms.
+_LOWER_COARSENING = 8.0
+_LOWER_COARSENING_FROM = 100
+
+
+def _lower_grid_spacing(losses: dict, counts: dict, spacing: float, accuracy: float) -> float:
+    """A grid spacing for the binned lower bound: coarser where the accuracy allows.
+
+    Measured on DP-SGD (CIFAR-10 runs, h = 1e-4 … 4e-4), the binned lower
+    bound's error is about half the connect-the-dots upper bound's at the same
+    spacing, and both grow like h². With h_m the spacing at which the upper
+    bound's error would be ``accuracy`` (:func:`_model_spacing`), the upper
+    bound's error at its own spacing h is about accuracy·(h/h_m)², and the
+    lower bound gets what is left of 80% of ``accuracy``:
+    h_lower = h_m·√(2·(0.8 − (h/h_m)²)), between h and 8h. Only the distance
+    between the bounds depends on it: both stay certified.
+    """
+    if sum(counts.values()) < _LOWER_COARSENING_FROM:
+        return spacing  # nothing to save: a few mechanisms compose in no time
+    model = _model_spacing(losses, counts, accuracy)
+    if model is None:
+        return spacing
+    budget = 0.8 - (spacing / model) ** 2
+    if budget <= 0.0:
+        return spacing
+    return min(max(model * math.sqrt(2.0 * budget), spacing), _LOWER_COARSENING * spacing)
 
 
 def _check_memory(
@@ -732,7 +776,12 @@ def account(
     leaves = _merge_gaussians(leaves)
     losses = {leaf: dominating_losses(leaf, neighbouring) for leaf in leaves}
     spacing = grid_spacing or _choose_grid_spacing(losses, leaves, accuracy)
-    return _numerical(mechanism, neighbouring, leaves, losses, spacing, delta_floor, progress)
+    lower_spacing = (
+        grid_spacing if grid_spacing else _lower_grid_spacing(losses, leaves, spacing, accuracy)
+    )
+    return _numerical(
+        mechanism, neighbouring, leaves, losses, (spacing, lower_spacing), delta_floor, progress
+    )
 
 
 def _top_floor(pld: GridPLD) -> float:
@@ -745,13 +794,15 @@ def _top_floor(pld: GridPLD) -> float:
 
 
 def _numerical(
-    mechanism, neighbouring, leaves, losses, spacing, delta_floor, progress, optimistic=None
+    mechanism, neighbouring, leaves, losses, spacings, delta_floor, progress, optimistic=None
 ):
     """The numerical path's Accounting (both kinds composed on demand, then cached).
 
+    ``spacings``: the grid spacings of the upper and of the lower bounds.
     ``optimistic``: the optimistic compositions if already computed (they
     do not depend on the floor).
     """
+    spacing, lower_spacing = spacings
     cache: dict[str, dict[str, GridPLD]] = {}
     if optimistic is not None:
         cache[OPTIMISTIC] = optimistic
@@ -761,8 +812,9 @@ def _numerical(
 
     def distributions(kind: str) -> dict[str, GridPLD]:
         if kind not in cache:
+            grid = spacing if kind == PESSIMISTIC else lower_spacing
             cache[kind] = _compose_all(
-                losses, leaves, spacing, kind, progress, delta_floor, delta_floor is not None
+                losses, leaves, grid, kind, progress, delta_floor, delta_floor is not None
             )
         return cache[kind]
 
@@ -778,7 +830,7 @@ def _numerical(
             neighbouring,
             leaves,
             losses,
-            spacing,
+            spacings,
             new_floor,
             progress,
             cache.get(OPTIMISTIC),
@@ -790,9 +842,11 @@ def _numerical(
     def lower_profiles() -> tuple[Profile, ...]:
         return tuple(profile_of(d) for d in distributions(OPTIMISTIC).values())
 
+    lower_grid = "" if lower_spacing == spacing else f", lower bound {lower_spacing:.3g}"
     method = (
         "numerical: privacy loss distributions composed by FFT "
-        f"(connect-the-dots upper bound, binned lower bound, grid spacing {spacing:.3g})"
+        f"(connect-the-dots upper bound, binned lower bound, grid spacing {spacing:.3g}"
+        f"{lower_grid})"
     )
     accounting = Accounting(
         mechanism,

@@ -301,13 +301,17 @@ TILT_FROM_COMPOSITIONS = 10_000
 _TILT_TAIL = 1e-10
 
 
-def _tilted_tail(items, lam: float, log_mgfs, tail: float, variance: float):
-    """Top of the window for the tilted masses, and a bound on their mass above it.
+def _tilted_tail(items, lam: float, log_mgfs, tail: float, variance: float, harmless: int):
+    """Where the tilted masses may end, and a bound on their mass beyond it.
 
     The tilted masses p̃_k = p_k e^{λk}/M(λ) are probability masses; their sum
     over the composition has the same Chernoff bound as any other
-    (:func:`plan_composition`): the smallest cut with tail ``tail``, and the
-    bound e^{−s(t+1)}·Π M̃_i(s)^{c_i} on the mass beyond the chosen top t.
+    (:func:`plan_composition`): the smallest cut t with tail ``tail``. In the
+    cyclic result, tilted mass up to ``harmless`` sums above the window's top
+    wraps onto entries below the switch, which are read from the plain row;
+    so the window's top must reach t − harmless, and the mass beyond
+    top + harmless, e^{−s(top + harmless + 1)}·Π M̃_i(s)^{c_i}, is carried.
+    Returns (the top the window needs, a function of the top giving the bound).
     """
     terms = []
     for (pld, count), log_mgf in zip(items, log_mgfs, strict=True):
@@ -317,10 +321,15 @@ def _tilted_tail(items, lam: float, log_mgfs, tail: float, variance: float):
         terms.append((np.log(p[positive]) + lam * index - log_mgf, index, count))
     cut, s = _chernoff_cut(terms, math.log(tail), max(math.sqrt(variance), 1.0), +1)
     full = sum(count * (pld.p_masses.size - 1) for pld, count in items) + 1
-    top = min(math.ceil(cut), full - 1)
-    log_beyond = sum(count * _log_mgf(lp, ix, s) for lp, ix, count in terms) - s * (top + 1)
-    beyond = math.exp(min(log_beyond, 0.0)) if top < full - 1 else 0.0
-    return top, beyond
+    log_total = sum(count * _log_mgf(lp, ix, s) for lp, ix, count in terms)
+
+    def beyond(top: int) -> float:
+        reach = top + harmless
+        if reach >= full - 1:
+            return 0.0
+        return math.exp(min(log_total - s * (reach + 1), 0.0))
+
+    return min(math.ceil(cut), full - 1) - harmless, beyond
 
 
 def needs_tilt(length: int, total_count: int, floor: float | None = None) -> bool:
@@ -406,7 +415,11 @@ def compose_many(
             # The tilted masses are heavier at the top: the window must hold the tilted
             # tail too (its wrap-around would land on the atoms read from it), and what
             # remains beyond it is bounded (Chernoff on the tilted masses) and carried.
-            tilted_high, tilted_wrap = _tilted_tail(items, lam, log_mgfs, tail, variance)
+            log_total = sum(count * m for (_, count), m in zip(items, log_mgfs, strict=True))
+            harmless = max(math.ceil(log_total / lam) - low, 0)  # entries below the switch
+            tilted_high, tilted_beyond = _tilted_tail(
+                items, lam, log_mgfs, tail, variance, harmless
+            )
             needed = tilted_high - low + 1
             if needed > length:
                 length = fft.next_fast_len(needed, real=True)
@@ -414,7 +427,7 @@ def compose_many(
                 if exact:
                     low = 0
                     length = fft.next_fast_len(full, real=True)
-            tilted_wrap = 0.0 if exact else tilted_wrap
+            tilted_wrap = 0.0 if exact else tilted_beyond(low + length - 1)
         else:
             tilted_wrap = 0.0
     rows = 2 if optimistic or tilted else 1

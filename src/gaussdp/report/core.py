@@ -421,6 +421,39 @@ def fit(steep: _steep.SteepCurve, directions: list[_steep.Direction], delta_tail
     return float(max(np.max(mu_of_tests(alpha, log_alpha, tpr, delta_tail)), 0.0))
 
 
+def fit_many(
+    steep: _steep.SteepCurve, directions: list[_steep.Direction], delta_tails: list[float]
+) -> dict[float, float]:
+    """:func:`fit` at several δ_tail (increasing), reading every test once.
+
+    μ_j(δ) is non-increasing in δ for every test j, so at a larger δ only
+    the tests whose μ at the smallest δ reaches a lower bound on the new
+    maximum (the previous maximiser's μ there) can be the maximum.
+    """
+    if not delta_tails:
+        return {}
+    smallest = delta_tails[0]
+    if smallest < steep.floor:
+        fit(steep, directions, smallest)  # raises the floor error
+    alpha, log_alpha, tpr = _candidates(steep, directions)
+    at_smallest = mu_of_tests(alpha, log_alpha, tpr, smallest)
+    results = {smallest: float(max(np.max(at_smallest), 0.0))}
+    worst = int(np.argmax(at_smallest))
+    for value in delta_tails[1:]:
+        bound = float(
+            mu_of_tests(
+                alpha[worst : worst + 1],
+                log_alpha[worst : worst + 1],
+                tpr[worst : worst + 1],
+                value,
+            )[0]
+        )
+        pick = at_smallest >= bound - 1e-12 * (1.0 + abs(bound))
+        mus = mu_of_tests(alpha[pick], log_alpha[pick], tpr[pick], value)
+        results[value] = float(max(np.max(mus), bound, 0.0))
+    return results
+
+
 def why_infinite(
     steep: _steep.SteepCurve, directions: list[_steep.Direction], failure: float
 ) -> RoundingLimit | None:
@@ -655,8 +688,14 @@ def from_accounting(
             failure = steep_up.floor
     lower = _profiles(accounting, "lower")
     state = {"accounting": accounting, "directions": upper_directions, "steep": steep_up}
+    known: dict[float, float] = {}
+    if groups is None and failure > 0.0:
+        wanted = {value for value in (*MU_TABLE_DELTA_TAILS, failure) if value >= steep_up.floor}
+        known = fit_many(steep_up, upper_directions, sorted(wanted))
 
     def numerical_mu(value: float) -> float:
+        if value in known:
+            return known[value]
         if value < state["steep"].floor:
             _, directions, steep = _reaching(state["accounting"], value)
             return fit(steep, directions, value)
