@@ -38,6 +38,7 @@ from gaussdp.mechanisms import (
     load,
 )
 from gaussdp.report import Report
+from gaussdp.sweeps import sweep
 
 __version__ = "0.1.0"
 
@@ -84,4 +85,5 @@ __all__ = [
     "mechanisms",
     "rdp",
     "report",
+    "sweep",
 ]
