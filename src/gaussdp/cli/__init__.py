@@ -40,6 +40,7 @@ from gaussdp.cli.curve import curve  # noqa: E402
 from gaussdp.cli.curve_accountant import curve_account, curve_dpsgd  # noqa: E402
 from gaussdp.cli.gdpt import gdpt  # noqa: E402
 from gaussdp.cli.report import report  # noqa: E402
+from gaussdp.cli.sweep import sweep_command  # noqa: E402
 
 cli.add_command(convert)
 cli.add_command(dpsgd)
@@ -51,6 +52,7 @@ cli.add_command(curve)
 curve.add_command(curve_dpsgd)
 curve.add_command(curve_account)
 cli.add_command(report)
+cli.add_command(sweep_command)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -22,8 +22,8 @@ discretisation is still shared, the transform is not).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import fft
@@ -38,40 +38,117 @@ __all__ = ["self_compose_checkpoints"]
 _BUCKET = 1.25
 
 
-def _log_transform(pld: GridPLD, length: int) -> tuple[np.ndarray, np.ndarray]:
-    """log|X| and arg X of the rows of one distribution at ``length`` (pessimistic: 1 row)."""
-    rows = (
-        pld.p_masses[None, :]
-        if pld.is_pessimistic
-        else np.vstack([pld.p_masses, pld.tilted_q_masses])
-    )
-    transformed = fft.rfft(rows, length, axis=-1, workers=_composition._WORKERS)
-    with np.errstate(divide="ignore"):
-        log_magnitude = np.log(np.abs(transformed))
-    return log_magnitude, np.angle(transformed)
+@dataclass(frozen=True, eq=False)
+class _Transform:
+    """log|X| and arg X of one distribution's rows at one FFT length, for raising to powers.
+
+    ``reach[r, k]`` is the largest log|X| at frequency k or above in row r:
+    X^T underflows to zero past the last k with ``reach > −745/T``, so only
+    the frequencies before it are exponentiated.
+    """
+
+    length: int
+    log_magnitude: np.ndarray
+    angle: np.ndarray
+    reach: np.ndarray
+
+    @classmethod
+    def of(cls, pld: GridPLD, length: int) -> _Transform:
+        rows = (
+            pld.p_masses[None, :]
+            if pld.is_pessimistic
+            else np.vstack([pld.p_masses, pld.tilted_q_masses])
+        )
+        transformed = fft.rfft(rows, length, axis=-1, workers=_composition._WORKERS)
+        with np.errstate(divide="ignore"):
+            log_magnitude = np.log(np.abs(transformed))
+        reach = np.maximum.accumulate(log_magnitude[:, ::-1], axis=1)[:, ::-1]
+        return cls(length, log_magnitude, np.angle(transformed), reach)
+
+    def power(self, times: int) -> np.ndarray:
+        """The inverse transform of X^T, every row (as ``compose_many`` computes it)."""
+        rows, size = self.log_magnitude.shape
+        transformed = np.zeros((rows, size), dtype=complex)
+        threshold = _composition._LOG_UNDERFLOW / times
+        for row in range(rows):
+            # reach is non-increasing: the frequencies that may be alive come first.
+            stop = int(np.searchsorted(-self.reach[row], -threshold, side="left"))
+            scaled = times * self.log_magnitude[row, :stop]
+            alive = scaled > _composition._LOG_UNDERFLOW
+            transformed[row, :stop][alive] = np.exp(
+                scaled[alive] + 1j * (times * self.angle[row, :stop][alive])
+            )
+        return fft.irfft(
+            transformed, self.length, axis=-1, workers=_composition._WORKERS, overwrite_x=True
+        )
+
+
+def _trim(pld: GridPLD, tail: float) -> GridPLD:
+    """:func:`gaussdp.pld.composition.trim`, without cumulative sums over the whole array.
+
+    ``trim`` cuts where the cumulative mass from either end exceeds
+    ``tail``·total. ``np.cumsum`` accumulates in order, so the cumulative sums
+    of a prefix are those of the whole array: here they are computed over
+    growing prefixes of each end until the threshold is passed (a few atoms
+    in, after a composition planned at the same tail). The cut points, and so
+    the result, are ``trim``'s; the folding below repeats its code (the tests
+    compare the two).
+    """
+    p = pld.p_masses
+    if p.size <= 2:
+        return pld
+    total = float(p.sum())
+    threshold = tail * max(total, 1e-300)
+    start = _first_past(p, threshold)
+    stop = p.size - _first_past(p[::-1], threshold)
+    start = min(start, p.size - 1)
+    stop = max(stop, start + 1)
+    if start == 0 and stop == p.size:
+        return pld
+    kept = p[start:stop].copy()
+    below = float(p[:start].sum())
+    above = float(p[stop:].sum())
+    if pld.is_pessimistic:
+        kept[0] += below
+        infinity = min(pld.infinity_mass + above, 1.0)
+        return replace(pld, offset=pld.offset + start, p_masses=kept, infinity_mass=infinity)
+    r = pld.tilted_q_masses
+    h = pld.spacing
+    kept_q = r[start:stop].copy()
+    if start > 0:
+        kept_q[0] += float(np.dot(r[:start], np.exp(h * (start - np.arange(start)))))
+    if stop < p.size:
+        last = stop - 1
+        kept_q[-1] += float(np.dot(r[stop:], np.exp(h * (last - np.arange(stop, p.size)))))
+    kept[-1] += above
+    kept[0] += below
+    return replace(pld, offset=pld.offset + start, p_masses=kept, tilted_q_masses=kept_q)
+
+
+def _first_past(values: np.ndarray, threshold: float) -> int:
+    """``searchsorted(cumsum(values), threshold, side="right")``, over growing prefixes."""
+    size = 4096
+    while True:
+        prefix = np.cumsum(values[:size])
+        if prefix[-1] > threshold or size >= values.size:
+            return int(np.searchsorted(prefix, threshold, side="right"))
+        size *= 4
 
 
 def _one_checkpoint(
     pld: GridPLD,
     times: int,
     plan: _composition.CompositionPlan,
-    length: int,
-    log_magnitude: np.ndarray,
-    angle: np.ndarray,
+    transform: _Transform,
     tail: float,
 ) -> GridPLD:
     """``compose_many([(pld, times)])`` from the shared transform (see the module docstring)."""
+    length = transform.length
     full = times * (pld.p_masses.size - 1) + 1
     exact = full <= length
     low = 0 if exact else plan.low
     optimistic = not pld.is_pessimistic
-    scaled = times * log_magnitude
-    alive = scaled > _composition._LOG_UNDERFLOW
-    transformed = np.zeros(scaled.shape, dtype=complex)
-    transformed[alive] = np.exp(scaled[alive] + 1j * (times * angle[alive]))
-    del scaled, alive
-    composed_rows = fft.irfft(transformed, length, axis=-1, workers=_composition._WORKERS)
-    del transformed
+    composed_rows = transform.power(times)
     keep = min(length, full - low)
     start = low % length
     if start + keep <= length:
@@ -95,7 +172,7 @@ def _one_checkpoint(
         inherited + wrapped + allowance,
         times * pld.compositions,
     )
-    return _composition.trim(composed, tail)
+    return _trim(composed, tail)
 
 
 def self_compose_checkpoints(
@@ -147,7 +224,7 @@ def self_compose_checkpoints(
     shared = [t for t in wanted if 1 < t < _composition.TILT_FROM_COMPOSITIONS]
     plans = {t: _composition.plan_self_composition(pld, t, tail) for t in shared}
     lengths = _bucket_lengths(pld, plans)
-    transforms: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    transforms: dict[int, _Transform] = {}
     for t in wanted:
         if t not in plans:  # T = 1, or a tilted composition: compose_many itself
             yield t, _composition.self_compose(pld, t, tail)
@@ -155,9 +232,8 @@ def self_compose_checkpoints(
         length = lengths[t]
         if length not in transforms:
             transforms.clear()  # lengths only grow with T: one transform is held at a time
-            transforms[length] = _log_transform(pld, length)
-        log_magnitude, angle = transforms[length]
-        yield t, _one_checkpoint(pld, t, plans[t], length, log_magnitude, angle, tail)
+            transforms[length] = _Transform.of(pld, length)
+        yield t, _one_checkpoint(pld, t, plans[t], transforms[length], tail)
 
 
 def _bucket_lengths(pld: GridPLD, plans: dict[int, _composition.CompositionPlan]) -> dict[int, int]:

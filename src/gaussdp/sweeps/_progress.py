@@ -41,7 +41,7 @@ class SweepProgress:
         """The current text of the bar."""
         finished = self.already + self.done
         fraction = finished / self.total if self.total else 1.0
-        filled = int(round(fraction * _WIDTH))
+        filled = round(fraction * _WIDTH)
         elapsed = time.monotonic() - self._start
         text = f"[{'#' * filled}{'.' * (_WIDTH - filled)}] {finished}/{self.total} points"
         if self.done and elapsed > 0:

@@ -94,8 +94,7 @@ class Outputs:
 def _read_outputs(table: Any, source: str) -> Outputs:
     if table is None:
         raise InvalidParameterError(
-            f"{source}: no [sweep] table; add one naming the outputs, e.g. "
-            "[sweep] deltas = [1e-5]"
+            f"{source}: no [sweep] table; add one naming the outputs, e.g. [sweep] deltas = [1e-5]"
         )
     if not isinstance(table, Mapping):
         raise InvalidParameterError(f"{source}: sweep must be a table ([sweep]), got {table!r}")
@@ -141,9 +140,7 @@ def _read_outputs(table: Any, source: str) -> Outputs:
         )
     report = table.get("report", False)
     if not isinstance(report, bool):
-        raise InvalidParameterError(
-            f"{source}: sweep.report must be true or false, got {report!r}"
-        )
+        raise InvalidParameterError(f"{source}: sweep.report must be true or false, got {report!r}")
     accuracy = table.get("accuracy", DEFAULT_ACCURACY)
     if not _is_number(accuracy) or not 0.0 < accuracy <= 0.1:
         raise InvalidParameterError(
@@ -291,7 +288,8 @@ class SweepGrid:
                 self.pipeline(point)
             except InvalidParameterError as error:
                 where = ", ".join(
-                    f"{axis.column} = {value!r}" for axis, value in zip(self.axes, values)
+                    f"{axis.column} = {value!r}"
+                    for axis, value in zip(self.axes, values, strict=True)
                 )
                 detail = f" (grid point {point}: {where})" if where else ""
                 raise InvalidParameterError(f"{self.source}: {error}{detail}") from None
@@ -315,7 +313,9 @@ def _load_document(grid: Any) -> tuple[dict, str]:
         except UnicodeDecodeError as error:
             raise m.PipelineFileError(f"{source}: not UTF-8 text ({error.reason})") from None
         except OSError as error:
-            raise m.PipelineFileError(f"{source}: cannot read the file ({error.strerror})") from None
+            raise m.PipelineFileError(
+                f"{source}: cannot read the file ({error.strerror})"
+            ) from None
     elif isinstance(grid, str):
         text, source = grid, "<string>"
     else:

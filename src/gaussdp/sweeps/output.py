@@ -262,10 +262,12 @@ class ResultsFile:
                     os.remove(name)
         self.done = self._existing()
         self._write_record()
-        self._handle = open(self.lines_path, "a", encoding="utf-8", newline="")  # noqa: SIM115
+        self._handle = open(self.lines_path, "a", encoding="utf-8", newline="")
         self._lock()
         if self._handle.tell() == 0 and self.kind == "csv":
-            self._append(csv_lines([dict(zip(self.columns, self.columns, strict=True))], self.columns))
+            self._append(
+                csv_lines([dict(zip(self.columns, self.columns, strict=True))], self.columns)
+            )
 
     def _lock(self) -> None:
         try:

@@ -20,7 +20,7 @@ def steps_curves(
     steps: str = "steps",
     delta: float | None = None,
 ) -> dict[Any, dict[str, list]]:
-    """The points of :func:`plot_steps` without matplotlib: ``{label: {"steps", "upper", "lower"}}``.
+    """The points of :func:`plot_steps`, without matplotlib: ``{label: {steps, upper, lower}}``.
 
     Parameters
     ----------
@@ -103,9 +103,13 @@ def plot_steps(
         _, ax = plt.subplots()
     symbol = {"noise_multiplier": "σ", "sampling_probability": "q"}.get(by or "", by)
     for label, curve in curves.items():
-        name = None if label is None else f"{symbol} = {label:g}" if isinstance(
-            label, (int, float)
-        ) else f"{symbol} = {label}"
+        name = (
+            None
+            if label is None
+            else f"{symbol} = {label:g}"
+            if isinstance(label, (int, float))
+            else f"{symbol} = {label}"
+        )
         (line,) = ax.plot(curve["steps"], curve["upper"], label=name)
         if quantity == "epsilon":
             ax.fill_between(

@@ -123,8 +123,11 @@ def iter_task(task: Task) -> Iterator[tuple[int, list[dict[str, Any]]]]:
             pass
     for point, pipeline in task.points:
         if point not in finished:
-            yield point, _evaluate(
-                lambda pipeline=pipeline: account(pipeline, accuracy=outputs.accuracy), outputs
+            yield (
+                point,
+                _evaluate(
+                    lambda pipeline=pipeline: account(pipeline, accuracy=outputs.accuracy), outputs
+                ),
             )
 
 
@@ -283,7 +286,7 @@ def sweep(
     grid,
     *,
     output: str | os.PathLike[str] | None = None,
-    format: str | None = None,  # noqa: A002 - mirrors the CLI option
+    format: str | None = None,
     restart: bool = False,
     workers: int | None = None,
     scheduler: Any = None,

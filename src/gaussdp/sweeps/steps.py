@@ -20,12 +20,13 @@ calls; otherwise they are certified bounds at least as tight).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 
 from gaussdp import accountant
 from gaussdp import mechanisms as m
 from gaussdp.pld.checkpoints import self_compose_checkpoints
 from gaussdp.pld.dominating_pairs import dominating_losses
-from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, discretise
+from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, GridPLD, discretise
 from gaussdp.pld.query import profile_of
 
 __all__ = ["account_steps", "step_key"]
@@ -102,9 +103,7 @@ def account_steps(
     counts = sorted(described)
     pair = dominating_losses(leaf, neighbouring)
     losses = {leaf: pair}
-    spacing = min(
-        accountant._choose_grid_spacing(losses, {leaf: t}, accuracy) for t in counts
-    )
+    spacing = min(accountant._choose_grid_spacing(losses, {leaf: t}, accuracy) for t in counts)
     streams = {}
     for kind in (PESSIMISTIC, OPTIMISTIC):
         for index, direction in enumerate(accountant.DIRECTIONS):
@@ -121,12 +120,36 @@ def account_steps(
         yield steps, _accounting(described[steps], neighbouring, spacing, composed)
 
 
+def _from_zero(pld: GridPLD) -> GridPLD:
+    """The atoms at losses ≥ −h (h the spacing): all that δ(ε) and ε(δ) read for ε ≥ 0.
+
+    δ(ε) = Σ_{λ_i > ε} (P_i − e^ε Q_i) + P(+∞) + slack involves only atoms
+    above ε, and an optimistic atom's true loss lies within h/2 of its grid
+    label; the trade-off curve (which needs every atom) is read from the full
+    distribution. Skipping the lower half of the atoms halves the cost of the
+    profile's certified tail sums; their error bounds only shrink.
+    """
+    first = max(-1 - pld.offset, 0)
+    if first == 0:
+        return pld
+    if first >= pld.p_masses.size:
+        first = pld.p_masses.size - 1
+    tilted = None if pld.tilted_q_masses is None else pld.tilted_q_masses[first:]
+    return replace(
+        pld, offset=pld.offset + first, p_masses=pld.p_masses[first:], tilted_q_masses=tilted
+    )
+
+
 def _accounting(mechanism, neighbouring, spacing, composed) -> accountant.Accounting:
-    """An Accounting from composed distributions, as :func:`gaussdp.account` builds it."""
-    upper = tuple(profile_of(d) for d in composed[PESSIMISTIC].values())
+    """An Accounting from composed distributions, as :func:`gaussdp.account` builds it.
+
+    Its ε and δ bounds are read from the atoms at non-negative losses
+    (:func:`_from_zero`); the trade-off curve and report from the full distributions.
+    """
+    upper = tuple(profile_of(_from_zero(d)) for d in composed[PESSIMISTIC].values())
 
     def lower_profiles():
-        return tuple(profile_of(d) for d in composed[OPTIMISTIC].values())
+        return tuple(profile_of(_from_zero(d)) for d in composed[OPTIMISTIC].values())
 
     return accountant.Accounting(
         mechanism,
