@@ -29,6 +29,7 @@ from __future__ import annotations
 import copy
 import difflib
 import hashlib
+import itertools
 import json
 import math
 import numbers
@@ -281,17 +282,39 @@ class SweepGrid:
         return m.Pipeline.from_dict(document)
 
     def validate(self) -> None:
-        """Build every point's pipeline; raise on the first invalid one, naming the value."""
-        for point in range(self.size):
-            values = self.values(point)
+        """Build every value combination of every mechanism entry; raise naming the value.
+
+        The entries of a pipeline are independent descriptions, so each
+        ``[[mechanism]]`` entry is built for every combination of its own
+        lists (far fewer than the grid's points), and one whole pipeline is
+        built to check the relation (which depends on the types only).
+        """
+        entries = self.document.get("mechanism")
+        if isinstance(entries, list):
+            groups = {}
+            for axis in self.axes:
+                groups.setdefault(axis.location[1], []).append(axis)
+            for index, entry in enumerate(entries):
+                self._validate_entry(entry, f"mechanism[{index}]", groups.get(index, []), 2)
+        elif isinstance(entries, Mapping):
+            self._validate_entry(entries, "mechanism", list(self.axes), 1)
+        try:
+            self.pipeline(0)
+        except InvalidParameterError as error:
+            raise InvalidParameterError(f"{self.source}: {error}") from None
+
+    def _validate_entry(self, entry: Any, place: str, axes: list[Axis], depth: int) -> None:
+        for values in itertools.product(*(axis.values for axis in axes)):
+            built = copy.deepcopy(entry)
+            for axis, value in zip(axes, values, strict=True):
+                _set(built, axis.location[depth:], value)
             try:
-                self.pipeline(point)
+                m._build(built, place)
             except InvalidParameterError as error:
                 where = ", ".join(
-                    f"{axis.column} = {value!r}"
-                    for axis, value in zip(self.axes, values, strict=True)
+                    f"{axis.column} = {value!r}" for axis, value in zip(axes, values, strict=True)
                 )
-                detail = f" (grid point {point}: {where})" if where else ""
+                detail = f" (at {where})" if where else ""
                 raise InvalidParameterError(f"{self.source}: {error}{detail}") from None
 
 
