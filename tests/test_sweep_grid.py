@@ -145,9 +145,9 @@ def test_sweep_table_errors(sweep_table, message):
 
 def test_more_than_a_million_points_needs_confirmation():
     text = (
-        "[sweep]\ndeltas = [1e-5]\n[[mechanism]]\ntype = \"gaussian\"\n"
+        '[sweep]\ndeltas = [1e-5]\n[[mechanism]]\ntype = "gaussian"\n'
         f"sigma = {[1.0 + i for i in range(1001)]}\n"
-        "[[mechanism]]\ntype = \"laplace\"\n"
+        '[[mechanism]]\ntype = "laplace"\n'
         f"scale = {[1.0 + i for i in range(1000)]}\n"
     )
     with pytest.raises(InvalidParameterError, match="1,001,000 points, more than 1,000,000"):
@@ -158,9 +158,9 @@ def test_more_than_a_million_points_needs_confirmation():
 
 def test_an_invalid_value_in_a_large_confirmed_grid_is_found():
     text = (
-        "[sweep]\ndeltas = [1e-5]\n[[mechanism]]\ntype = \"gaussian\"\n"
+        '[sweep]\ndeltas = [1e-5]\n[[mechanism]]\ntype = "gaussian"\n'
         f"sigma = {[1.0 + i for i in range(1001)]}\n"
-        "[[mechanism]]\ntype = \"laplace\"\n"
+        '[[mechanism]]\ntype = "laplace"\n'
         f"scale = {[1.0 + i for i in range(999)] + [-2.0]}\n"
     )
     with pytest.raises(InvalidParameterError, match=r"mechanism\[1\]\.scale .*-2\.0"):

@@ -22,6 +22,7 @@ discretisation is still shared, the transform is not).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
@@ -182,10 +183,11 @@ def self_compose_checkpoints(
 
     Equal (up to floating-point rounding of a differently sized transform) to
     ``self_compose(pld, T)`` for each ``T``, and certified the same way, but the
-    forward transform is shared: taken once per band of T whose FFT lengths
-    are within 25% of each other (below
-    :data:`~gaussdp.pld.composition.TILT_FROM_COMPOSITIONS`), at the longest
-    length of the band. Results
+    forward transform is shared: each T below
+    :data:`~gaussdp.pld.composition.TILT_FROM_COMPOSITIONS` is computed at the
+    first rung of a fixed ladder of FFT lengths (ratio 1.25) at or above what
+    its plan needs, and the T's on one rung share one transform. The result
+    for a T does not depend on the other T's asked for. Results
     are yielded in increasing ``T`` (duplicates once), so that only one
     composed distribution is held at a time.
 
@@ -237,29 +239,19 @@ def self_compose_checkpoints(
 
 
 def _bucket_lengths(pld: GridPLD, plans: dict[int, _composition.CompositionPlan]) -> dict[int, int]:
-    """The FFT length used for each T: shared by runs of T needing up to ``_BUCKET``× more.
+    """The FFT length used for each T: the first rung of a fixed ladder at or above its need.
 
-    One length for all would make the smallest T pay for the largest; one
-    length each would take a forward transform per T. Lengths rise with T,
-    so T's (in increasing order) share the length of the first of their bucket
-    times ``_BUCKET``, the longest that any of them needs, at least.
+    The rungs are ``next_fast_len`` of 1024·1.25^k: T's whose needs fall
+    between two rungs share one forward transform, no T is computed more than
+    25% longer than it needs, and each T's length (so its rounding) depends
+    on T alone — not on which other T's are asked for with it.
     """
-    needed = {}
+    result: dict[int, int] = {}
     for t, plan in plans.items():
         full = t * (pld.p_masses.size - 1) + 1
-        needed[t] = plan.length if full > plan.length else full
-    result: dict[int, int] = {}
-    bucket: list[int] = []
-    ceiling = 0
-    for t in sorted(needed):
-        if bucket and needed[t] > ceiling:
-            length = fft.next_fast_len(max(needed[u] for u in bucket), real=True)
-            result.update(dict.fromkeys(bucket, length))
-            bucket = []
-        if not bucket:
-            ceiling = int(needed[t] * _BUCKET)
-        bucket.append(t)
-    if bucket:
-        length = fft.next_fast_len(max(needed[u] for u in bucket), real=True)
-        result.update(dict.fromkeys(bucket, length))
+        needed = plan.length if full > plan.length else full
+        rung = 1024
+        while rung < needed:
+            rung = math.ceil(rung * _BUCKET)
+        result[t] = fft.next_fast_len(rung, real=True)
     return result

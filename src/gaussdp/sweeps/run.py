@@ -133,7 +133,12 @@ def iter_task(task: Task) -> Iterator[tuple[int, list[dict[str, Any]]]]:
 
 @contextlib.contextmanager
 def single_threaded_fft():
-    """FFTs on one thread inside the block (each worker process uses one core)."""
+    """FFTs on one thread inside the block (each worker process uses one core).
+
+    Sweeps always compute single-threaded (pocketfft only parallelises
+    independent rows, of which a composition has one or two), so that every
+    executor computes the same numbers the same way.
+    """
     previous = _composition._WORKERS
     _composition._WORKERS = 1
     try:
@@ -175,11 +180,17 @@ def plan_tasks(
     interleaved parts when there are fewer groups than twice the workers, so
     that every worker has a share); the other points are batched.
     """
-    pipelines = [(point, grid.pipeline(point)) for point in points]
+    # Groups are formed over the whole grid, so that a point is accounted the same way
+    # (along steps or not) whichever points are left to do.
+    wanted = set(points)
+    pipelines = [(point, grid.pipeline(point)) for point in range(grid.size)]
     if along_steps:
-        groups, rest = group_by_steps(pipelines)
+        groups, rest = group_by_steps(pipelines, grid.outputs.accuracy)
     else:
         groups, rest = [], pipelines
+    groups = [[item for item in members if item[0] in wanted] for members in groups]
+    groups = [members for members in groups if members]
+    rest = [item for item in rest if item[0] in wanted]
     tasks: list[tuple[float, Task]] = []
     parts = workers if workers > 1 and len(groups) < 2 * workers else 1
     for members in groups:
@@ -187,10 +198,9 @@ def plan_tasks(
         count = min(parts, len(members))
         for index in range(count):
             share = tuple(members[index::count])
-            if len(share) == 1:
-                rest.extend(share)
-            else:
-                tasks.append((_cost(share), Task(share, grid.outputs, along_steps=True)))
+            # A share of one point is still accounted along steps: a point's numbers
+            # do not depend on how the grid was split into tasks.
+            tasks.append((_cost(share), Task(share, grid.outputs, along_steps=True)))
     rest.sort()
     batch = max(1, min(32, len(rest) // (8 * workers))) if rest else 1
     for start in range(0, len(rest), batch):
@@ -210,9 +220,8 @@ def _default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def _run_here(tasks: list[Task], on_point, single_thread: bool) -> None:
-    context = single_threaded_fft() if single_thread else contextlib.nullcontext()
-    with context:
+def _run_here(tasks: list[Task], on_point) -> None:
+    with single_threaded_fft():
         for task in tasks:
             for point, rows in iter_task(task):
                 on_point(point, rows)
@@ -404,7 +413,7 @@ def _execute(sweep_grid, writer, done, workers, scheduler, progress, along_steps
             if scheduler is not None:
                 _run_dask(tasks, scheduler, on_point)
             elif count == 1 or len(tasks) == 1:
-                _run_here(tasks, on_point, single_thread=count == 1)
+                _run_here(tasks, on_point)
             else:
                 _run_processes(tasks, min(count, len(tasks)), on_point)
         complete = True

@@ -10,11 +10,11 @@ lower ones), transformed once, and raised to every T
 (:func:`gaussdp.pld.checkpoints.self_compose_checkpoints`).
 
 The result for each T is an :class:`~gaussdp.accountant.Accounting` built
-exactly as :func:`gaussdp.account`'s numerical path builds one, on the grid
-spacing ``account`` would choose — the finest of those it chooses for the
-group's step counts, when they differ (with the default accuracy it is the
-1e-4 cap for DP-SGD runs of practical size, so the numbers equal single
-calls; otherwise they are certified bounds at least as tight).
+as :func:`gaussdp.account`'s numerical path builds one, on the grid spacing
+``account`` chooses: points are only grouped where it chooses the same
+spacing for all (:func:`group_by_steps`; at the default accuracy it is the
+1e-4 cap for most DP-SGD runs), so the numbers equal single calls up to the
+rounding of differently sized transforms (about 1e-10 relative).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from dataclasses import replace
 from gaussdp import accountant
 from gaussdp import mechanisms as m
 from gaussdp.pld.checkpoints import self_compose_checkpoints
+from gaussdp.pld.composition import TILT_FROM_COMPOSITIONS, plan_self_composition
 from gaussdp.pld.dominating_pairs import dominating_losses
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, GridPLD, discretise
 from gaussdp.pld.query import profile_of
@@ -36,7 +37,10 @@ def step_key(pipeline: m.Pipeline) -> tuple[tuple[m.Mechanism, m.Neighbouring], 
     """``((mechanism, neighbouring), T)`` when the pipeline is T compositions of one mechanism.
 
     None when it is not, or when :func:`gaussdp.account` answers it in closed
-    form anyway (Gaussian or pure-DP compositions), or for a single step.
+    form anyway (Gaussian or pure-DP compositions), for a single step, and
+    from :data:`~gaussdp.pld.composition.TILT_FROM_COMPOSITIONS` steps on
+    (``compose_many`` then also composes a tilted row whose tilt depends on
+    T, so nothing is shared: such points are accounted by ``account``).
 
     Examples
     --------
@@ -54,7 +58,7 @@ def step_key(pipeline: m.Pipeline) -> tuple[tuple[m.Mechanism, m.Neighbouring], 
         return None
     ((leaf, count),) = leaves.items()
     closed = (m.Gaussian, m.PureDP, m.RandomizedResponse, m.ApproxDP)
-    if count < 2 or isinstance(leaf, closed):
+    if count < 2 or count >= TILT_FROM_COMPOSITIONS or isinstance(leaf, closed):
         return None
     return (leaf, neighbouring), count
 
@@ -105,9 +109,17 @@ def account_steps(
     losses = {leaf: pair}
     spacing = min(accountant._choose_grid_spacing(losses, {leaf: t}, accuracy) for t in counts)
     streams = {}
+    memory = accountant._available_memory()
     for kind in (PESSIMISTIC, OPTIMISTIC):
         for index, direction in enumerate(accountant.DIRECTIONS):
             step = discretise(pair[index], spacing, kind, accountant._DISCRETISATION_TAIL)
+            length = plan_self_composition(step, counts[-1]).length
+            needed = accountant._BYTES_PER_POINT * length * (2 if kind == OPTIMISTIC else 1)
+            if needed > accountant._MEMORY_FRACTION * memory:
+                raise MemoryError(
+                    f"{counts[-1]} steps need a grid of {length:,} points, more than the memory "
+                    "available allows"
+                )
             streams[kind, direction] = self_compose_checkpoints(step, counts)
     while True:
         composed: dict[str, dict] = {PESSIMISTIC: {}, OPTIMISTIC: {}}
@@ -163,17 +175,34 @@ def _accounting(mechanism, neighbouring, spacing, composed) -> accountant.Accoun
 
 
 def group_by_steps(
-    points: Iterable[tuple[int, m.Pipeline]],
+    points: Iterable[tuple[int, m.Pipeline]], accuracy: float = accountant.DEFAULT_ACCURACY
 ) -> tuple[list[list[tuple[int, m.Pipeline]]], list[tuple[int, m.Pipeline]]]:
-    """Split points into groups of two or more that differ only in T, and the rest."""
+    """Split points into groups of two or more that differ only in T, and the rest.
+
+    A group also shares the grid spacing that :func:`gaussdp.account` chooses
+    for each of its points, so that its numbers are those of single calls. At
+    the default accuracy that spacing is the 1e-4 cap for most DP-SGD runs;
+    where it is finer it varies with T, and such points are accounted one by one.
+    """
     groups: dict[tuple, list[tuple[int, m.Pipeline]]] = {}
+    losses: dict[tuple, dict] = {}
     rest = []
     for point, pipeline in points:
         found = step_key(pipeline)
         if found is None:
             rest.append((point, pipeline))
-        else:
-            groups.setdefault(found[0], []).append((point, pipeline))
+            continue
+        (leaf, relation), steps = found
+        try:
+            if (leaf, relation) not in losses:
+                losses[leaf, relation] = {leaf: dominating_losses(leaf, relation)}
+            spacing = accountant._choose_grid_spacing(
+                losses[leaf, relation], {leaf: steps}, accuracy
+            )
+        except Exception:  # account() will report it for this point
+            rest.append((point, pipeline))
+            continue
+        groups.setdefault((leaf, relation, spacing), []).append((point, pipeline))
     result = []
     for members in groups.values():
         if len(members) > 1:
