@@ -164,7 +164,7 @@ def test_changed_grid_is_refused_and_restart_recomputes(tmp_path):
     small = GRID.replace("[100, 300, 1000]", "[100, 300]")
     sweep(small, output=output, workers=1)
     changed = small.replace("[1.0, 2.0]", "[1.0, 3.0]")
-    with pytest.raises(ResultsMismatchError, match="different grid .*--restart"):
+    with pytest.raises(ResultsMismatchError, match=r"different grid .*--restart"):
         sweep(changed, output=output, workers=1)
     rows = sweep(changed, output=output, workers=1, restart=True)
     assert [r["noise_multiplier"] for r in rows] == [1.0] * 4 + [3.0] * 4
@@ -199,8 +199,10 @@ def test_json_lines_and_parquet_outputs(tmp_path, suffix):
 
 def test_infinite_epsilon_round_trips(tmp_path):
     # δ below the mass at infinite loss of a (1, 1e-3)-DP mechanism: ε = inf.
-    grid = {"sweep": {"deltas": [1e-4]},
-            "mechanism": [{"type": "approx_dp", "epsilon": 1.0, "delta": [1e-3, 1e-6]}]}  # fmt: skip
+    grid = {
+        "sweep": {"deltas": [1e-4]},
+        "mechanism": [{"type": "approx_dp", "epsilon": 1.0, "delta": [1e-3, 1e-6]}],
+    }
     for name in ("r.csv", "r.jsonl"):
         rows = sweep(grid, output=tmp_path / name, workers=1)
         assert math.isinf(rows[0]["epsilon_upper"])
