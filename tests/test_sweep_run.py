@@ -91,6 +91,18 @@ def test_delta_for_epsilon_and_report_columns_equal_single_calls():
         assert "delta" not in row
 
 
+def test_report_rows_along_steps_equal_single_calls_exactly():
+    grid = GRID.replace("deltas = [1e-5, 1e-6]", "deltas = [1e-5]\nreport = true")
+    rows = sweep(grid.replace("[100, 300, 1000]", "[100, 300]"), workers=1)
+    for row in rows:
+        result = account(DPSGD(row["noise_multiplier"], 0.01, row["steps"]))
+        report = result.gdp()
+        assert (row["mu"], row["regret"], row["delta_tail"], row["tier"]) == (
+            report.mu, report.regret, report.delta_tail, report.tier
+        )  # fmt: skip
+        assert (row["epsilon_lower"], row["epsilon_upper"]) == result.epsilon_bounds(1e-5)
+
+
 def test_a_failing_point_is_recorded_and_the_rest_goes_on():
     # 10⁹ steps of a heavily sampled Gaussian need hundreds of GB: account() refuses it.
     grid = {

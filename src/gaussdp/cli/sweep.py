@@ -46,12 +46,21 @@ __all__ = ["sweep_command"]
 @click.option("--restart", is_flag=True, help="Discard earlier results in --output.")
 @click.option("--yes", is_flag=True, help="Run grids of more than a million points.")
 @click.option(
+    "--reuse-steps/--no-reuse-steps",
+    default=True,
+    show_default=True,
+    help="Account points that differ only in steps from one transform (equal to single "
+    "calls up to rounding); --no-reuse-steps makes every point a single account() call.",
+)
+@click.option(
     "--progress/--no-progress",
     default=True,
     show_default=True,
     help="Progress bar on stderr (only drawn on a terminal).",
 )
-def sweep_command(grid, output, output_format, workers, scheduler, restart, yes, progress):
+def sweep_command(
+    grid, output, output_format, workers, scheduler, restart, yes, reuse_steps, progress
+):
     """ε (or δ) for every point of a grid of pipelines, one row per point and δ.
 
     GRID is a pipeline file in which any number may be a list; the sweep is
@@ -79,6 +88,7 @@ def sweep_command(grid, output, output_format, workers, scheduler, restart, yes,
         "scheduler": scheduler,
         "progress": progress,
         "maximum_points": 0 if yes else None,
+        "along_steps": reuse_steps,
     }
     try:
         if output is None:

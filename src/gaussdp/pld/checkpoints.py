@@ -177,7 +177,11 @@ def _one_checkpoint(
 
 
 def self_compose_checkpoints(
-    pld: GridPLD, counts: Iterable[int], tail: float = _composition.DEFAULT_TAIL
+    pld: GridPLD,
+    counts: Iterable[int],
+    tail: float = _composition.DEFAULT_TAIL,
+    *,
+    shared_lengths: bool = True,
 ) -> Iterator[tuple[int, GridPLD]]:
     """The ``T``-fold self-composition of ``pld`` for every ``T`` in ``counts``, one at a time.
 
@@ -199,6 +203,11 @@ def self_compose_checkpoints(
         Numbers of compositions T ≥ 1.
     tail : float
         Trim level, as in ``compose_many``.
+    shared_lengths : bool
+        Compute on the ladder of lengths (default). False: at the length
+        ``compose_many`` uses for each T, so that the result is bit for bit
+        ``self_compose(pld, T)``; only the discretisation and the plan are
+        then shared, and every T takes its own forward transform.
 
     Yields
     ------
@@ -225,7 +234,10 @@ def self_compose_checkpoints(
         raise InvalidParameterError(f"counts must be integers >= 1, got {wanted[0]}")
     shared = [t for t in wanted if 1 < t < _composition.TILT_FROM_COMPOSITIONS]
     plans = {t: _composition.plan_self_composition(pld, t, tail) for t in shared}
-    lengths = _bucket_lengths(pld, plans)
+    if shared_lengths:
+        lengths = _bucket_lengths(pld, plans)
+    else:
+        lengths = {t: plan.length for t, plan in plans.items()}
     transforms: dict[int, _Transform] = {}
     for t in wanted:
         if t not in plans:  # T = 1, or a tilted composition: compose_many itself
@@ -233,7 +245,7 @@ def self_compose_checkpoints(
             continue
         length = lengths[t]
         if length not in transforms:
-            transforms.clear()  # lengths only grow with T: one transform is held at a time
+            transforms.clear()  # lengths grow with T: one transform is held at a time
             transforms[length] = _Transform.of(pld, length)
         yield t, _one_checkpoint(pld, t, plans[t], transforms[length], tail)
 

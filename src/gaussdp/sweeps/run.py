@@ -115,7 +115,10 @@ def iter_task(task: Task) -> Iterator[tuple[int, list[dict[str, Any]]]]:
             by_steps.setdefault(steps, []).append((point, pipeline))
         described = {steps: members[0][1].mechanism for steps, members in by_steps.items()}
         try:
-            for steps, result in account_steps(leaf, relation, described, outputs.accuracy):
+            results = account_steps(
+                leaf, relation, described, outputs.accuracy, bounds_only=not outputs.report
+            )
+            for steps, result in results:
                 for point, _ in by_steps[steps]:
                     yield point, _evaluate(lambda result=result: result, outputs)
                     finished.add(point)

@@ -1,0 +1,136 @@
+"""gaussdp sweep: files, exit codes and one-line errors."""
+
+import csv
+import io
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from gaussdp import DPSGD, account
+from gaussdp.cli import cli, main
+
+GRID = """
+name = "CLI grid"
+[sweep]
+deltas = [1e-5]
+[[mechanism]]
+type = "dpsgd"
+noise_multiplier = [1.0, 2.0]
+sampling_probability = 0.01
+steps = [100, 200]
+"""
+
+
+@pytest.fixture
+def grid_file(tmp_path):
+    path = tmp_path / "grid.toml"
+    path.write_text(GRID)
+    return path
+
+
+def one_line_error(capsys, argv, code=2):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == code
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("gaussdp: error:")
+    assert "Traceback" not in captured.err
+    return lines[0]
+
+
+def test_writes_a_csv_file_and_resumes(grid_file, tmp_path):
+    output = tmp_path / "results.csv"
+    result = CliRunner().invoke(cli, ["sweep", str(grid_file), "-o", str(output), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    # Rows are in the order the points finished; the point column gives the grid order.
+    rows = sorted(csv.DictReader(output.open()), key=lambda r: int(r["point"]))
+    assert [(r["noise_multiplier"], r["steps"]) for r in rows] == [
+        ("1.0", "100"), ("1.0", "200"), ("2.0", "100"), ("2.0", "200")
+    ]  # fmt: skip
+    upper = account(DPSGD(2.0, 0.01, 200)).epsilon(1e-5)
+    assert float(rows[3]["epsilon_upper"]) == pytest.approx(upper, rel=1e-8)
+    before = output.read_text()
+    again = CliRunner().invoke(cli, ["sweep", str(grid_file), "-o", str(output), "--workers", "1"])
+    assert again.exit_code == 0 and output.read_text() == before
+
+
+def test_no_output_writes_csv_to_stdout(grid_file):
+    result = CliRunner().invoke(
+        cli, ["sweep", str(grid_file), "--workers", "1", "--no-reuse-steps"]
+    )
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.output)))
+    assert len(rows) == 4
+    by_point = {int(r["point"]): r for r in rows}
+    assert float(by_point[0]["epsilon_upper"]) == account(DPSGD(1.0, 0.01, 100)).epsilon(1e-5)
+
+
+def test_json_lines_format(grid_file, tmp_path):
+    output = tmp_path / "results.out"
+    result = CliRunner().invoke(
+        cli, ["sweep", str(grid_file), "-o", str(output), "--format", "json", "--workers", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    assert len([json.loads(line) for line in output.read_text().splitlines()]) == 4
+
+
+def test_help_shows_an_example():
+    result = CliRunner().invoke(cli, ["sweep", "--help"])
+    assert result.exit_code == 0
+    assert "gaussdp sweep examples/cifar10_grid.toml --output results.csv" in result.output
+    assert "noise_multiplier = [8.0, 9.4]" in result.output
+
+
+def test_invalid_value_in_a_list(capsys, tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text(GRID.replace("[1.0, 2.0]", "[1.0, -1.0]"))
+    line = one_line_error(capsys, ["sweep", str(path)])
+    assert "noise_multiplier" in line and "-1.0" in line
+
+
+def test_empty_list(capsys, tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text(GRID.replace("[100, 200]", "[]"))
+    line = one_line_error(capsys, ["sweep", str(path)])
+    assert "mechanism[0].steps: empty list" in line
+
+
+def test_too_many_points_needs_yes(capsys, tmp_path):
+    path = tmp_path / "big.toml"
+    path.write_text(
+        GRID.replace("[1.0, 2.0]", str([1.0 + i for i in range(1001)])).replace(
+            "[100, 200]", str(list(range(100, 1100)))
+        )
+    )
+    line = one_line_error(capsys, ["sweep", str(path)])
+    assert "1,001,000 points" in line and "--yes" in line
+
+
+def test_unknown_format(capsys, grid_file):
+    line = one_line_error(capsys, ["sweep", str(grid_file), "--format", "xlsx"])
+    assert "xlsx" in line
+
+
+def test_unwritable_output(capsys, grid_file, tmp_path):
+    line = one_line_error(
+        capsys, ["sweep", str(grid_file), "-o", str(tmp_path / "missing" / "r.csv")]
+    )
+    assert "cannot write the results to" in line
+
+
+def test_changed_grid_is_refused_then_restart(capsys, grid_file, tmp_path):
+    output = tmp_path / "results.csv"
+    main(["sweep", str(grid_file), "-o", str(output), "--workers", "1"])
+    grid_file.write_text(GRID.replace("[100, 200]", "[100, 300]"))
+    line = one_line_error(capsys, ["sweep", str(grid_file), "-o", str(output)])
+    assert "different grid" in line and "--restart" in line
+    main(["sweep", str(grid_file), "-o", str(output), "--workers", "1", "--restart"])
+    assert "300" in output.read_text()
+
+
+def test_missing_grid_file(capsys, tmp_path):
+    line = one_line_error(capsys, ["sweep", str(tmp_path / "nope.toml")])
+    assert "file not found" in line
