@@ -85,6 +85,14 @@ def test_bounds_only_shares_transforms_and_equals_account_up_to_rounding():
         assert d_upper == pytest.approx(single.delta(1.0), rel=1e-7)
         assert d_lower <= d_upper
         assert result.delta_bounds(0.0)[1] == pytest.approx(single.delta(0.0), rel=1e-9)
+        # The lower bound skips a direction only where it cannot be the larger one.
+        both = result._guarantee.lower  # every direction's lower profile
+        assert lower == max(profile.epsilon(1e-5) for profile in both)
+        epsilons = np.array([0.0, 0.5, 2.0, 6.0])
+        assert np.array_equal(
+            result._guarantee.delta_lower(epsilons),
+            np.max([profile.delta(epsilons) for profile in both], axis=0),
+        )
 
 
 def test_step_key_and_grouping():

@@ -228,42 +228,58 @@ def self_compose_checkpoints(
     True
     """
     wanted = sorted({int(t) for t in counts})
-    if not wanted:
-        return
-    if wanted[0] < 1:
+    if wanted and wanted[0] < 1:
         raise InvalidParameterError(f"counts must be integers >= 1, got {wanted[0]}")
-    shared = [t for t in wanted if 1 < t < _composition.TILT_FROM_COMPOSITIONS]
-    plans = {t: _composition.plan_self_composition(pld, t, tail) for t in shared}
-    if shared_lengths:
-        lengths = _bucket_lengths(pld, plans)
-    else:
-        lengths = {t: plan.length for t, plan in plans.items()}
-    transforms: dict[int, _Transform] = {}
+    compositions = SelfCompositions(pld, tail, shared_lengths=shared_lengths)
     for t in wanted:
-        if t not in plans:  # T = 1, or a tilted composition: compose_many itself
-            yield t, _composition.self_compose(pld, t, tail)
-            continue
-        length = lengths[t]
-        if length not in transforms:
-            transforms.clear()  # lengths grow with T: one transform is held at a time
-            transforms[length] = _Transform.of(pld, length)
-        yield t, _one_checkpoint(pld, t, plans[t], transforms[length], tail)
+        yield t, compositions(t)
 
 
-def _bucket_lengths(pld: GridPLD, plans: dict[int, _composition.CompositionPlan]) -> dict[int, int]:
-    """The FFT length used for each T: the first rung of a fixed ladder at or above its need.
+class SelfCompositions:
+    """``self_compose(pld, T)`` for any T on demand, sharing the forward transforms.
+
+    Calling the instance with T returns the T-fold composition (see
+    :func:`self_compose_checkpoints`); the last forward transform is kept, so
+    T's asked in increasing order share it as long as they are on one rung
+    of the ladder of lengths.
+    """
+
+    def __init__(
+        self,
+        pld: GridPLD,
+        tail: float = _composition.DEFAULT_TAIL,
+        *,
+        shared_lengths: bool = True,
+    ) -> None:
+        self.pld = pld
+        self.tail = tail
+        self.shared_lengths = shared_lengths
+        self._transform: _Transform | None = None
+
+    def __call__(self, times: int) -> GridPLD:
+        pld, tail = self.pld, self.tail
+        if not 1 < times < _composition.TILT_FROM_COMPOSITIONS:
+            # T = 1, or a tilted composition: compose_many itself.
+            return _composition.self_compose(pld, times, tail)
+        plan = _composition.plan_self_composition(pld, times, tail)
+        length = _ladder_length(pld, times, plan) if self.shared_lengths else plan.length
+        if self._transform is None or self._transform.length != length:
+            self._transform = None  # one transform held at a time
+            self._transform = _Transform.of(pld, length)
+        return _one_checkpoint(pld, times, plan, self._transform, tail)
+
+
+def _ladder_length(pld: GridPLD, times: int, plan: _composition.CompositionPlan) -> int:
+    """The FFT length used for T: the first rung of a fixed ladder at or above its need.
 
     The rungs are ``next_fast_len`` of 1024·1.25^k: T's whose needs fall
     between two rungs share one forward transform, no T is computed more than
     25% longer than it needs, and each T's length (so its rounding) depends
     on T alone — not on which other T's are asked for with it.
     """
-    result: dict[int, int] = {}
-    for t, plan in plans.items():
-        full = t * (pld.p_masses.size - 1) + 1
-        needed = plan.length if full > plan.length else full
-        rung = 1024
-        while rung < needed:
-            rung = math.ceil(rung * _BUCKET)
-        result[t] = fft.next_fast_len(rung, real=True)
-    return result
+    full = times * (pld.p_masses.size - 1) + 1
+    needed = plan.length if full > plan.length else full
+    rung = 1024
+    while rung < needed:
+        rung = math.ceil(rung * _BUCKET)
+    return fft.next_fast_len(rung, real=True)

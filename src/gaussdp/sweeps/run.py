@@ -27,6 +27,7 @@ from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError
 from gaussdp.accountant import Accounting, account
 from gaussdp.pld import composition as _composition
+from gaussdp.sweeps._progress import SweepProgress
 from gaussdp.sweeps.grid import Outputs, SweepGrid, read_grid
 from gaussdp.sweeps.output import ResultsFile, StreamWriter, format_for
 from gaussdp.sweeps.steps import account_steps, group_by_steps, step_key
@@ -257,25 +258,46 @@ def _run_processes(tasks: list[Task], workers: int, on_point) -> None:
         executor.shutdown(wait=not interrupted, cancel_futures=True)
 
 
-def _run_dask(tasks: list[Task], scheduler: Any, on_point) -> None:
+def _dask():
     try:
         from dask import distributed
     except ImportError:
         raise InvalidParameterError(
             "scheduler needs dask.distributed (pip install 'gaussdp[dask]')"
         ) from None
-    own = not isinstance(scheduler, distributed.Client)
-    if own:
-        try:
-            client = distributed.Client(scheduler, timeout="20s")
-        except (OSError, ValueError) as error:
-            raise SweepError(
-                f"cannot connect to the Dask scheduler at {scheduler!r}: {error}"
-            ) from None
-    else:
-        client = scheduler
+    return distributed
+
+
+@contextlib.contextmanager
+def _dask_client(scheduler: Any):
+    """A client of the cluster: ``scheduler`` itself if it is one, else connected (and closed)."""
+    distributed = _dask()
+    if isinstance(scheduler, distributed.Client):
+        yield scheduler
+        return
     try:
-        futures = client.map(run_task, tasks, pure=False)
+        client = distributed.Client(scheduler, timeout="20s")
+    except (OSError, ValueError) as error:
+        raise SweepError(
+            f"cannot connect to the Dask scheduler at {scheduler!r}: {error}"
+        ) from None
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+def _dask_workers(client) -> int:
+    try:
+        return max(1, len(client.scheduler_info()["workers"]))
+    except Exception:  # an unusual client: plan for one worker
+        return 1
+
+
+def _run_dask(tasks: list[Task], client, on_point) -> None:
+    distributed = _dask()
+    futures = client.map(run_task, tasks, pure=False)
+    try:
         for future in distributed.as_completed(futures):
             try:
                 results = future.result()
@@ -287,8 +309,7 @@ def _run_dask(tasks: list[Task], scheduler: Any, on_point) -> None:
             for point, rows in results:
                 on_point(point, rows)
     finally:
-        if own:
-            client.close()
+        client.cancel([future for future in futures if not future.done()])
 
 
 # --------------------------------------------------------------------------- the API
@@ -395,8 +416,6 @@ def sweep(
 
 
 def _execute(sweep_grid, writer, done, workers, scheduler, progress, along_steps):
-    from gaussdp.sweeps._progress import SweepProgress
-
     todo = [point for point in range(sweep_grid.size) if point not in done]
     count = _default_workers() if workers is None else workers
     complete = False
@@ -411,11 +430,13 @@ def _execute(sweep_grid, writer, done, workers, scheduler, progress, along_steps
         bar.advance()
 
     try:
-        if todo:
-            tasks = plan_tasks(sweep_grid, todo, 1 if scheduler is not None else count, along_steps)
-            if scheduler is not None:
-                _run_dask(tasks, scheduler, on_point)
-            elif count == 1 or len(tasks) == 1:
+        if todo and scheduler is not None:
+            with _dask_client(scheduler) as client:
+                tasks = plan_tasks(sweep_grid, todo, _dask_workers(client), along_steps)
+                _run_dask(tasks, client, on_point)
+        elif todo:
+            tasks = plan_tasks(sweep_grid, todo, count, along_steps)
+            if count == 1 or len(tasks) == 1:
                 _run_here(tasks, on_point)
             else:
                 _run_processes(tasks, min(count, len(tasks)), on_point)

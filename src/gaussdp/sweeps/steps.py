@@ -21,16 +21,20 @@ calls up to the rounding of a transform of another length.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import replace
+import functools
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
+
+import numpy as np
 
 from gaussdp import accountant
 from gaussdp import mechanisms as m
-from gaussdp.pld.checkpoints import self_compose_checkpoints
+from gaussdp.pld.checkpoints import SelfCompositions
 from gaussdp.pld.composition import TILT_FROM_COMPOSITIONS, plan_self_composition
 from gaussdp.pld.dominating_pairs import dominating_losses
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, GridPLD, discretise
-from gaussdp.pld.query import profile_of
+from gaussdp.pld.query import Profile, profile_of
 
 __all__ = ["account_steps", "step_key"]
 
@@ -97,8 +101,10 @@ def account_steps(
         the discretisation is shared). True, for results that will only be
         asked ε and δ bounds (ε ≥ 0): the T's share transforms on a ladder of
         lengths (:func:`~gaussdp.pld.checkpoints.self_compose_checkpoints`),
-        and the bounds are read from the atoms at non-negative losses
-        (:func:`_from_zero`) — much faster; the bounds then differ from
+        the bounds are read from the atoms at non-negative losses
+        (:func:`_from_zero`), and a direction's optimistic distribution is only
+        composed when its lower bound can be the larger one
+        (:class:`_SkippingGuarantee`) — much faster; the bounds then differ from
         ``account``'s by the rounding of a transform of another length (about
         1e-9 relative at δ = 1e-5, more at very small δ; both are certified).
         Not for reports or trade-off curves: their far tails are where that
@@ -107,7 +113,8 @@ def account_steps(
     Yields
     ------
     (int, Accounting)
-        In increasing T; one composed distribution is held at a time.
+        In increasing T; use each before asking for the next (the forward
+        transforms are shared in that order).
 
     Examples
     --------
@@ -127,7 +134,7 @@ def account_steps(
     pair = dominating_losses(leaf, neighbouring)
     losses = {leaf: pair}
     spacing = min(accountant._choose_grid_spacing(losses, {leaf: t}, accuracy) for t in counts)
-    streams = {}
+    compositions = {}
     memory = accountant._available_memory()
     for kind in (PESSIMISTIC, OPTIMISTIC):
         for index, direction in enumerate(accountant.DIRECTIONS):
@@ -139,18 +146,12 @@ def account_steps(
                     f"{counts[-1]} steps need a grid of {length:,} points, more than the memory "
                     "available allows"
                 )
-            streams[kind, direction] = self_compose_checkpoints(
-                step, counts, shared_lengths=bounds_only
-            )
-    while True:
-        composed: dict[str, dict] = {PESSIMISTIC: {}, OPTIMISTIC: {}}
-        steps = None
-        for (kind, direction), stream in streams.items():
-            item = next(stream, None)
-            if item is None:
-                return
-            steps, composed[kind][direction] = item
-        yield steps, _accounting(described[steps], neighbouring, spacing, composed, bounds_only)
+            compositions[kind, direction] = SelfCompositions(step, shared_lengths=bounds_only)
+    for steps in counts:
+        yield (
+            steps,
+            _accounting(described[steps], neighbouring, spacing, compositions, steps, bounds_only),
+        )
 
 
 def _from_zero(pld: GridPLD) -> GridPLD:
@@ -173,23 +174,72 @@ def _from_zero(pld: GridPLD) -> GridPLD:
     )
 
 
-def _accounting(mechanism, neighbouring, spacing, composed, bounds_only) -> accountant.Accounting:
-    """An Accounting from composed distributions, as :func:`gaussdp.account` builds it."""
+def _accounting(
+    mechanism, neighbouring, spacing, compositions, steps, bounds_only
+) -> accountant.Accounting:
+    """An Accounting of T = ``steps``, as :func:`gaussdp.account` builds it.
+
+    The pessimistic compositions (upper bounds) are computed now; the
+    optimistic ones (lower bounds) when first needed, as in ``account``.
+    """
+    cache: dict[tuple[str, str], GridPLD] = {}
+
+    def composed(kind: str, direction: str) -> GridPLD:
+        if (kind, direction) not in cache:
+            cache[kind, direction] = compositions[kind, direction](steps)
+        return cache[kind, direction]
+
+    def distributions(kind: str) -> dict[str, GridPLD]:
+        return {direction: composed(kind, direction) for direction in accountant.DIRECTIONS}
+
     part = _from_zero if bounds_only else (lambda pld: pld)
-    upper = tuple(profile_of(part(d)) for d in composed[PESSIMISTIC].values())
+    upper = tuple(profile_of(part(d)) for d in distributions(PESSIMISTIC).values())
+
+    def lower_profile(index: int) -> Profile:
+        return profile_of(part(composed(OPTIMISTIC, accountant.DIRECTIONS[index])))
 
     def lower_profiles():
-        return tuple(profile_of(part(d)) for d in composed[OPTIMISTIC].values())
+        return tuple(lower_profile(index) for index in range(len(accountant.DIRECTIONS)))
 
+    if bounds_only:
+        guarantee = _SkippingGuarantee(upper, lower_profiles, functools.cache(lower_profile))
+    else:
+        guarantee = accountant._ProfileGuarantee(upper, lower_profiles)
     return accountant.Accounting(
-        mechanism,
-        neighbouring,
-        _method(spacing),
-        spacing,
-        None,
-        accountant._ProfileGuarantee(upper, lower_profiles),
-        composed.__getitem__,
+        mechanism, neighbouring, _method(spacing), spacing, None, guarantee, distributions
     )
+
+
+@dataclass(frozen=True)
+class _SkippingGuarantee(accountant._ProfileGuarantee):
+    """Lower bounds that compose a direction's optimistic distribution only if it can matter.
+
+    The lower bound on ε (or δ) is the larger of the two directions' lower
+    bounds. A direction's lower bound is at most its own upper bound, so when
+    that upper bound is already below the larger direction's lower bound,
+    that direction cannot change the maximum and is not computed: the
+    answer is the one computing both would give.
+    """
+
+    lower_of: Callable[[int], Profile] | None = None
+
+    def epsilon_lower(self, delta):
+        uppers = [profile.epsilon(delta) for profile in self.upper]
+        best = -math.inf
+        for index in sorted(range(len(uppers)), key=lambda i: -uppers[i]):
+            if uppers[index] < best:
+                break
+            best = max(best, self.lower_of(index).epsilon(delta))
+        return best
+
+    def delta_lower(self, epsilon):
+        uppers = [profile.delta(epsilon) for profile in self.upper]
+        best = np.full(np.shape(epsilon), -np.inf)
+        for index in sorted(range(len(uppers)), key=lambda i: -float(np.sum(uppers[i]))):
+            if np.all(uppers[index] < best):
+                continue
+            best = np.maximum(best, self.lower_of(index).delta(epsilon))
+        return best
 
 
 def group_by_steps(
