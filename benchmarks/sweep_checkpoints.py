@@ -79,8 +79,11 @@ def main() -> None:
             ).stdout
             result = json.loads(output)
             times[tool].append(result["seconds"])
-            print(f"round {round_number + 1}: {tool:15s} {result['seconds']:.2f} s  "
-                  f"(ε at T=2000: {result['last']:.6f})", flush=True)
+            print(
+                f"round {round_number + 1}: {tool:15s} {result['seconds']:.2f} s  "
+                f"(ε at T=2000: {result['last']:.6f})",
+                flush=True,
+            )
     medians = {tool: statistics.median(values) for tool, values in times.items()}
     for tool in tools:
         print(f"median {tool:15s} {medians[tool]:.2f} s")

@@ -3,7 +3,8 @@
 The grid of the issue: 48 DP-SGD runs, σ ∈ {0.7, 1.0, 1.3, 1.6}, q ∈ {0.004, 0.01, 0.02},
 steps ∈ {3000, 5000, 7000, 10000}, ε at δ = 1e-5 with both bounds. Each timing runs in a
 fresh process (imports excluded), 1 and 2 workers interleaved, several rounds; medians.
-The machine's load average is printed: the 2 cores may be shared. Run by hand::
+The machine's load average and the CPU time used (this process and its workers) are
+printed: the 2 cores may be shared with other work, which the speed-up then reflects. Run by hand::
 
     PYTHONPATH=src python benchmarks/sweep_workers.py --rounds 2
 """
@@ -30,15 +31,22 @@ GRID = {
 }
 
 _CHILD = r"""
-import json, sys, time
+import json, resource, sys, time
 import gaussdp
+
+def cpu():
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
 grid = json.loads(sys.argv[1])
 workers = int(sys.argv[2])
-start = time.perf_counter()
+start, start_cpu = time.perf_counter(), cpu()
 rows = gaussdp.sweep(grid, workers=workers)
-elapsed = time.perf_counter() - start
+elapsed, used = time.perf_counter() - start, cpu() - start_cpu
 assert len(rows) == 48 and all(row["error"] is None for row in rows)
-print(json.dumps({"seconds": elapsed, "checksum": sum(row["epsilon_upper"] for row in rows)}))
+checksum = sum(row["epsilon_upper"] + row["epsilon_lower"] for row in rows)
+print(json.dumps({"seconds": elapsed, "cpu": used, "checksum": checksum}))
 """
 
 
@@ -61,8 +69,8 @@ def main() -> None:
             checksums.add(result["checksum"])
             load = os.getloadavg()[0]
             print(
-                f"round {round_number + 1}: {workers} worker(s) {result['seconds']:.2f} s "
-                f"(load average {load:.2f})",
+                f"round {round_number + 1}: {workers} worker(s) {result['seconds']:.2f} s, "
+                f"{result['cpu']:.2f} CPU s (load average {load:.2f})",
                 flush=True,
             )
     one, two = statistics.median(times[1]), statistics.median(times[2])

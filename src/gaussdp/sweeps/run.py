@@ -26,8 +26,8 @@ from typing import Any
 from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError
 from gaussdp.accountant import Accounting, account
-from gaussdp.pld import composition as _composition
 from gaussdp.sweeps._progress import SweepProgress
+from gaussdp.sweeps._threads import limit_threads, single_threaded
 from gaussdp.sweeps.grid import Outputs, SweepGrid, read_grid
 from gaussdp.sweeps.output import ResultsFile, StreamWriter, format_for
 from gaussdp.sweeps.steps import account_steps, group_by_steps, step_key
@@ -137,18 +137,15 @@ def iter_task(task: Task) -> Iterator[tuple[int, list[dict[str, Any]]]]:
 
 @contextlib.contextmanager
 def single_threaded_fft():
-    """FFTs on one thread inside the block (each worker process uses one core).
+    """FFTs (and BLAS, where it can be set) on one thread inside the block.
 
-    Sweeps always compute single-threaded (pocketfft only parallelises
-    independent rows, of which a composition has one or two), so that every
-    executor computes the same numbers the same way.
+    Each worker uses one core. Sweeps always compute single-threaded
+    (pocketfft only parallelises independent rows, of which a composition
+    has one or two), so that every executor computes the same numbers the
+    same way. See :mod:`gaussdp.sweeps._threads`.
     """
-    previous = _composition._WORKERS
-    _composition._WORKERS = 1
-    try:
+    with single_threaded():
         yield
-    finally:
-        _composition._WORKERS = previous
 
 
 def run_task(task: Task) -> list[tuple[int, list[dict[str, Any]]]]:
@@ -158,8 +155,8 @@ def run_task(task: Task) -> list[tuple[int, list[dict[str, Any]]]]:
 
 
 def _initialise_worker() -> None:
-    """Local worker processes: one FFT thread; Ctrl-C is handled by the parent only."""
-    _composition._WORKERS = 1
+    """Local worker processes: one thread each; Ctrl-C is handled by the parent only."""
+    limit_threads()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
