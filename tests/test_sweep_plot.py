@@ -59,3 +59,24 @@ def test_plot_returns_the_axes():
     ax = plot_steps(_rows(), quantity="mu")
     assert ax.get_ylabel() == "μ (μ-GDP)"
     plt.close(ax.figure)
+
+
+def test_progress_line_counts_rate_and_time_left():
+    import io
+
+    from gaussdp.sweeps._progress import SweepProgress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Terminal()
+    bar = SweepProgress(10, already=4, stream=stream)
+    assert bar.line().startswith("[" + "#" * 10) and "4/10 points" in bar.line()
+    bar.advance(3)
+    assert "7/10 points" in bar.line() and "points/s" in bar.line() and "left" in bar.line()
+    bar.close()
+    assert stream.getvalue().startswith("\r") and stream.getvalue().endswith("\n")
+    quiet = io.StringIO()  # not a terminal: nothing is drawn
+    SweepProgress(10, stream=quiet).close()
+    assert quiet.getvalue() == ""

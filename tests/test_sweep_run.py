@@ -235,3 +235,38 @@ def test_gaussian_points_use_the_closed_form():
                   "mechanism": [{"type": "gaussian", "sigma": [2.0], "repeat": [4, 16]}]},
                  workers=1)  # fmt: skip
     assert rows[1]["epsilon_upper"] == account(Repeated(Gaussian(2.0), 16)).epsilon(1e-5)
+
+
+_real_run_task = gaussdp.sweeps.run.run_task
+
+
+def _die_on_point_one(task):
+    """Stands in for run_task in a forked worker: the process dies on grid point 1."""
+    if any(point == 1 for point, _ in task.points):
+        os._exit(1)
+    return _real_run_task(task)
+
+
+def test_a_dead_worker_stops_the_sweep_and_the_next_run_resumes(tmp_path, monkeypatch):
+    import multiprocessing
+
+    if multiprocessing.get_start_method() != "fork":
+        pytest.skip("the stand-in reaches the workers by fork only")
+    from gaussdp.sweeps import SweepError
+
+    output = tmp_path / "results.csv"
+    grid = {
+        "sweep": {"deltas": [1e-5]},
+        "mechanism": [{"type": "laplace", "scale": [1.0, 2.0, 3.0, 4.0], "repeat": 2}],
+    }
+    monkeypatch.setattr(gaussdp.sweeps.run, "run_task", _die_on_point_one)
+    with pytest.raises(SweepError, match="worker process died"):
+        sweep(grid, output=output, workers=2)
+    monkeypatch.setattr(gaussdp.sweeps.run, "run_task", _real_run_task)
+    lines = output.read_text().splitlines()
+    assert lines[0].startswith("point,scale,")
+    saved = {int(line.split(",")[0]) for line in lines[1:]}
+    assert 1 not in saved
+    rows = sweep(grid, output=output, workers=1)  # resumes: computes the rest
+    assert [row["point"] for row in rows] == [0, 1, 2, 3]
+    assert len(output.read_text().splitlines()) == 5
