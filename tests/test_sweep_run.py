@@ -270,3 +270,17 @@ def test_a_dead_worker_stops_the_sweep_and_the_next_run_resumes(tmp_path, monkey
     rows = sweep(grid, output=output, workers=1)  # resumes: computes the rest
     assert [row["point"] for row in rows] == [0, 1, 2, 3]
     assert len(output.read_text().splitlines()) == 5
+
+
+def test_two_sweeps_cannot_write_one_file_at_once(tmp_path):
+    from gaussdp.sweeps.grid import read_grid
+    from gaussdp.sweeps.output import ResultsFile
+
+    grid = read_grid(GRID)
+    first = ResultsFile(tmp_path / "results.csv", "csv", grid, restart=False)
+    try:
+        with pytest.raises(InvalidParameterError, match="being written by another sweep"):
+            ResultsFile(tmp_path / "results.csv", "csv", grid, restart=False)
+    finally:
+        first.close(complete=False)
+    ResultsFile(tmp_path / "results.csv", "csv", grid, restart=False).close(complete=False)

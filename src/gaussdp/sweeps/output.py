@@ -359,6 +359,14 @@ class ResultsFile:
 
     def close(self, complete: bool) -> None:
         """Close the file; for Parquet, write the final file once every point is done."""
+        try:
+            import fcntl
+
+            # Worker processes forked while the file was open share its lock: release it
+            # explicitly, so the next run is not refused while they are winding down.
+            fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
+        except (ImportError, OSError):  # pragma: no cover - not on POSIX
+            pass
         self._handle.close()
         if self.format != "parquet" or not complete:
             return

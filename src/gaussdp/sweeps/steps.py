@@ -106,7 +106,7 @@ def account_steps(
         composed when its lower bound can be the larger one
         (:class:`_SkippingGuarantee`) — much faster; the bounds then differ from
         ``account``'s by the rounding of a transform of another length (about
-        1e-9 relative at δ = 1e-5, more at very small δ; both are certified).
+        1e-9 relative at δ = 1e-5, up to a few 1e-5 at δ = 1e-9; both are certified).
         Not for reports or trade-off curves: their far tails are where that
         rounding shows.
 
