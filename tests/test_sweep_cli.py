@@ -174,3 +174,17 @@ def test_ctrl_c_leaves_whole_lines_and_the_next_run_resumes(tmp_path, workers):
     rows = list(csv.DictReader(output.open()))
     assert sorted(int(row["point"]) for row in rows) == list(range(40))
     assert done < 40
+
+
+def test_parquet_needs_an_output_file(capsys, grid_file):
+    line = one_line_error(capsys, ["sweep", str(grid_file), "--format", "parquet"])
+    assert "parquet" in line and "--output" in line
+
+
+def test_api_without_keeping_rows(grid_file, tmp_path):
+    from gaussdp import sweep
+
+    output = tmp_path / "results.csv"
+    assert sweep(grid_file, output=output, workers=1, return_rows=False) is None
+    assert len(output.read_text().splitlines()) == 5
+    assert len(sweep(grid_file, output=output, workers=1)) == 4  # resumed, all rows read back

@@ -96,7 +96,14 @@ def sweep_command(
                 grid, sys.stdout, output_format=(output_format or "csv").lower(), **options
             )
         else:
-            sweep(grid, output=output, format=output_format, restart=restart, **options)
+            sweep(
+                grid,
+                output=output,
+                format=output_format,
+                restart=restart,
+                return_rows=False,
+                **options,
+            )
     except SweepError as error:
         click.echo(f"gaussdp: error: {error}", err=True)
         sys.exit(1)

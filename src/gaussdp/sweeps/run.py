@@ -323,7 +323,8 @@ def sweep(
     progress: bool = False,
     maximum_points: int | None = None,
     along_steps: bool = True,
-) -> list[dict[str, Any]]:
+    return_rows: bool = True,
+) -> list[dict[str, Any]] | None:
     """Account every point of a grid of pipelines; save the rows as they finish; resume.
 
     Parameters
@@ -349,6 +350,9 @@ def sweep(
         Show a progress bar on stderr (when it is a terminal).
     maximum_points : int, optional
         Refuse larger grids (default one million; 0 for no limit).
+    return_rows : bool
+        False: return None and keep no rows in memory (with ``output``, for
+        very large grids; the command line does this).
     along_steps : bool
         Account points that differ only in their number of steps together,
         from one transform (default). The numbers equal single
@@ -409,10 +413,15 @@ def sweep(
             reason = error.strerror or str(error)
             raise OSError(error.errno, f"cannot write the results to {output}: {reason}") from None
         done = dict(writer.done)
-    return _execute(sweep_grid, writer, done, workers, scheduler, progress, along_steps)
+    if not return_rows:
+        done = dict.fromkeys(done, ())
+    result = _execute(
+        sweep_grid, writer, done, workers, scheduler, progress, along_steps, return_rows
+    )
+    return result if return_rows else None
 
 
-def _execute(sweep_grid, writer, done, workers, scheduler, progress, along_steps):
+def _execute(sweep_grid, writer, done, workers, scheduler, progress, along_steps, keep_rows=True):
     todo = [point for point in range(sweep_grid.size) if point not in done]
     count = _default_workers() if workers is None else workers
     complete = False
@@ -423,7 +432,7 @@ def _execute(sweep_grid, writer, done, workers, scheduler, progress, along_steps
         rows = [{"point": point, **parameters, **row} for row in values]
         if writer is not None:
             writer.write(rows)
-        done[point] = rows
+        done[point] = rows if keep_rows else ()
         bar.advance()
 
     try:
@@ -462,4 +471,5 @@ def write_stream(grid, stream=None, *, output_format: str = "csv", **options) ->
         options.get("scheduler"),
         options.get("progress", False),
         options.get("along_steps", True),
+        keep_rows=False,
     )

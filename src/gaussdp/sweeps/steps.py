@@ -254,6 +254,7 @@ def group_by_steps(
     """
     groups: dict[tuple, list[tuple[int, m.Pipeline]]] = {}
     losses: dict[tuple, dict] = {}
+    spacings: dict[tuple, float] = {}
     rest = []
     for point, pipeline in points:
         found = step_key(pipeline)
@@ -262,11 +263,13 @@ def group_by_steps(
             continue
         (leaf, relation), steps = found
         try:
-            if (leaf, relation) not in losses:
-                losses[leaf, relation] = {leaf: dominating_losses(leaf, relation)}
-            spacing = accountant._choose_grid_spacing(
-                losses[leaf, relation], {leaf: steps}, accuracy
-            )
+            if (leaf, relation, steps) not in spacings:
+                if (leaf, relation) not in losses:
+                    losses[leaf, relation] = {leaf: dominating_losses(leaf, relation)}
+                spacings[leaf, relation, steps] = accountant._choose_grid_spacing(
+                    losses[leaf, relation], {leaf: steps}, accuracy
+                )
+            spacing = spacings[leaf, relation, steps]
         except Exception:  # account() will report it for this point
             rest.append((point, pipeline))
             continue
