@@ -41,6 +41,7 @@ PUBLIC_MODULES = (
     "interop",
     "rdp",
     "plot",
+    "sweeps",
 )
 
 # Pages whose examples another test already runs (the file must name the page).
@@ -52,6 +53,7 @@ RUN_ELSEWHERE = {
     "calibration.md": "test_calibrate_docs.py",
     "interop.md": "test_calibrate_docs.py",
     "gdpt.md": "test_gdpt_docs.py",
+    "sweeps.md": "test_sweep_docs.py",
 }
 # Pages whose examples are not run, each with the reason. (None today.)
 NOT_RUN: dict[str, str] = {}

@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # imported on first use (PEP 562) to keep `import gaussdp` fa
     from gaussdp.curves import PrivacyProfile, TradeOff
     from gaussdp.interop import GaussDPAccountant, from_dp_event
     from gaussdp.report import Report
+    from gaussdp.sweeps import sweep
 
 __version__ = "0.1.0"
 
@@ -64,6 +65,8 @@ _LAZY = {
     "GaussDPAccountant": ("gaussdp.interop", "GaussDPAccountant"),
     "from_dp_event": ("gaussdp.interop", "from_dp_event"),
     "Report": ("gaussdp.report", "Report"),
+    "sweep": ("gaussdp.sweeps", "sweep"),
+    "sweeps": ("gaussdp.sweeps", None),
 }
 
 
@@ -125,4 +128,5 @@ __all__ = [
     "mechanisms",
     "rdp",
     "report",
+    "sweep",
 ]

@@ -388,8 +388,9 @@ def _lower_grid_spacing(losses: dict, counts: dict, spacing: float, accuracy: fl
     bound's error would be ``accuracy`` (:func:`_model_spacing`), the upper
     bound's error at its own spacing h is about accuracy·(h/h_m)², and the
     lower bound gets what is left of 80% of ``accuracy``:
-    h_lower = h_m·√(2·(0.8 − (h/h_m)²)), between h and 8h. Only the distance
-    between the bounds depends on it: both stay certified.
+    h_lower = h_m·√(2·(0.8 − (h/h_m)²)), between h and 8h, rounded down to
+    h·2^(k/2). Only the distance between the bounds depends on it: both stay
+    certified.
     """
     if sum(counts.values()) < _LOWER_COARSENING_FROM:
         return spacing  # nothing to save: a few mechanisms compose in no time
@@ -399,7 +400,10 @@ def _lower_grid_spacing(losses: dict, counts: dict, spacing: float, accuracy: fl
     budget = 0.8 - (spacing / model) ** 2
     if budget <= 0.0:
         return spacing
-    return min(max(model * math.sqrt(2.0 * budget), spacing), _LOWER_COARSENING * spacing)
+    chosen = min(max(model * math.sqrt(2.0 * budget), spacing), _LOWER_COARSENING * spacing)
+    # Rounded down to h·2^(k/2), so that runs that differ only in T share a grid (sweeps).
+    steps = math.floor(2.0 * math.log2(chosen / spacing) + 1e-9)
+    return spacing * 2.0 ** (steps / 2.0)
 
 
 def _check_memory(
@@ -784,6 +788,16 @@ def account(
     )
 
 
+def _numerical_method(spacing: float, lower_spacing: float) -> str:
+    """The numerical path's :attr:`Accounting.method`, naming both grids."""
+    lower_grid = "" if lower_spacing == spacing else f", lower bound {lower_spacing:.3g}"
+    return (
+        "numerical: privacy loss distributions composed by FFT "
+        f"(connect-the-dots upper bound, binned lower bound, grid spacing {spacing:.3g}"
+        f"{lower_grid})"
+    )
+
+
 def _top_floor(pld: GridPLD) -> float:
     """The allowance a pessimistic composition adds to δ(ε) for ε beyond its largest atom."""
     floor = pld.infinity_mass + pld.slack
@@ -842,12 +856,7 @@ def _numerical(
     def lower_profiles() -> tuple[Profile, ...]:
         return tuple(profile_of(d) for d in distributions(OPTIMISTIC).values())
 
-    lower_grid = "" if lower_spacing == spacing else f", lower bound {lower_spacing:.3g}"
-    method = (
-        "numerical: privacy loss distributions composed by FFT "
-        f"(connect-the-dots upper bound, binned lower bound, grid spacing {spacing:.3g}"
-        f"{lower_grid})"
-    )
+    method = _numerical_method(spacing, lower_spacing)
     accounting = Accounting(
         mechanism,
         neighbouring,

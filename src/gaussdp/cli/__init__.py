@@ -32,6 +32,7 @@ _COMMANDS = {
     "dpsgd": ("gaussdp.cli.account", "dpsgd"),
     "gdpt": ("gaussdp.cli.gdpt", "gdpt"),
     "report": ("gaussdp.cli.report", "report"),
+    "sweep": ("gaussdp.cli.sweep", "sweep_command"),
     "table": ("gaussdp.cli.convert", "table"),
 }
 

@@ -1,0 +1,311 @@
+"""Reuse along steps: points that differ only in their number of steps share one transform.
+
+A DP-SGD run after T steps is T compositions of one subsampled Gaussian; so
+is any pipeline whose description reduces to one mechanism repeated
+(``Repeated``, a ``repeat`` key, ``dpsgd``). Such points are grouped by that
+mechanism and their neighbouring relation, and each group is accounted by
+:func:`account_steps`: one step's distribution is discretised once per
+direction and bound (pessimistic for the upper bounds, optimistic for the
+lower ones), transformed once, and raised to every T
+(:func:`gaussdp.pld.checkpoints.self_compose_checkpoints`).
+
+The result for each T is an :class:`~gaussdp.accountant.Accounting` built
+as :func:`gaussdp.account`'s numerical path builds one, on the grid spacing
+``account`` chooses: points are only grouped where it chooses the same
+spacing for all (:func:`group_by_steps`; at the default accuracy it is the
+1e-4 cap for most DP-SGD runs). By default every composition is then bit
+for bit ``account``'s; with ``bounds_only`` (what a sweep without the
+report uses) the T's also share transforms, and the bounds equal single
+calls up to the rounding of a transform of another length.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from gaussdp import accountant
+from gaussdp import mechanisms as m
+from gaussdp.pld.checkpoints import SelfCompositions
+from gaussdp.pld.composition import TILT_FROM_COMPOSITIONS, plan_self_composition
+from gaussdp.pld.dominating_pairs import dominating_losses
+from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, GridPLD, discretise
+from gaussdp.pld.query import Profile, profile_of
+
+__all__ = ["account_steps", "step_key"]
+
+
+def step_key(pipeline: m.Pipeline) -> tuple[tuple[m.Mechanism, m.Neighbouring], int] | None:
+    """``((mechanism, neighbouring), T)`` when the pipeline is T compositions of one mechanism.
+
+    None when it is not, or when :func:`gaussdp.account` answers it in closed
+    form anyway (Gaussian or pure-DP compositions), for a single step, and
+    from :data:`~gaussdp.pld.composition.TILT_FROM_COMPOSITIONS` steps on
+    (``compose_many`` then also composes a tilted row whose tilt depends on
+    T, so nothing is shared: such points are accounted by ``account``).
+
+    Examples
+    --------
+    >>> from gaussdp import DPSGD, Pipeline
+    >>> (leaf, relation), steps = step_key(Pipeline(DPSGD(9.4, 0.32768, 2000)))
+    >>> print(leaf, "×", steps)
+    PoissonSubsampled(q=0.32768, Gaussian(σ=9.4)) × 2000
+    """
+    mechanism, neighbouring = m.resolve(pipeline)
+    try:
+        leaves = accountant._flatten(mechanism, neighbouring)
+    except ValueError:
+        return None
+    if len(leaves) != 1:
+        return None
+    ((leaf, count),) = leaves.items()
+    closed = (m.Gaussian, m.PureDP, m.RandomizedResponse, m.ApproxDP)
+    if count < 2 or count >= TILT_FROM_COMPOSITIONS or isinstance(leaf, closed):
+        return None
+    return (leaf, neighbouring), count
+
+
+def account_steps(
+    leaf: m.Mechanism,
+    neighbouring: m.Neighbouring,
+    described: Mapping[int, m.Mechanism],
+    accuracy: float = accountant.DEFAULT_ACCURACY,
+    *,
+    bounds_only: bool = False,
+) -> Iterator[tuple[int, accountant.Accounting]]:
+    """The accounting of ``T`` compositions of ``leaf`` for every ``T`` in ``described``.
+
+    Parameters
+    ----------
+    leaf : Mechanism
+        The mechanism composed (one step).
+    neighbouring : Neighbouring
+    described : mapping of int to Mechanism
+        Step count → the description it belongs to (stored in the result).
+    accuracy : float
+        As in :func:`gaussdp.account`.
+    bounds_only : bool
+        False (default): every composition is computed at the FFT length
+        ``account`` uses, so each result is bit for bit ``account``'s (only
+        the discretisation is shared). True, for results that will only be
+        asked ε and δ bounds (ε ≥ 0): the T's share transforms on a ladder of
+        lengths (:func:`~gaussdp.pld.checkpoints.self_compose_checkpoints`),
+        the bounds are read from the atoms at non-negative losses
+        (:func:`_from_zero`), and a direction's optimistic distribution is only
+        composed when its lower bound can be the larger one
+        (:class:`_SkippingGuarantee`) — much faster; the bounds then differ from
+        ``account``'s by the rounding of a transform of another length (about
+        1e-9 relative at δ = 1e-5, up to a few 1e-5 at δ = 1e-9; both are certified).
+        Not for reports or trade-off curves: their far tails are where that
+        rounding shows.
+
+    Yields
+    ------
+    (int, Accounting)
+        In increasing T; use each before asking for the next (the forward
+        transforms are shared in that order).
+
+    Examples
+    --------
+    >>> from gaussdp import DPSGD, Neighbouring, account
+    >>> leaf = DPSGD(9.4, 0.32768, 1).expand().mechanism
+    >>> runs = {t: DPSGD(9.4, 0.32768, t) for t in (500, 1000)}
+    >>> reused = dict(account_steps(leaf, Neighbouring.ADD_REMOVE, runs))
+    >>> single = account(DPSGD(9.4, 0.32768, 1000))
+    >>> reused[1000].epsilon_bounds(1e-5) == single.epsilon_bounds(1e-5)
+    True
+    >>> fast = dict(account_steps(leaf, Neighbouring.ADD_REMOVE, runs, bounds_only=True))
+    >>> lower, upper = fast[1000].epsilon_bounds(1e-5)
+    >>> abs(lower / single.epsilon_bounds(1e-5)[0] - 1) < 1e-8
+    True
+    """
+    counts = sorted(described)
+    pair = dominating_losses(leaf, neighbouring)
+    losses = {leaf: pair}
+    spacing = min(accountant._choose_grid_spacing(losses, {leaf: t}, accuracy) for t in counts)
+    # The lower bounds' grid depends on T (as in account()); the T's sharing one share its
+    # transforms.
+    lower_spacings = {
+        t: accountant._lower_grid_spacing(losses, {leaf: t}, spacing, accuracy) for t in counts
+    }
+    grids = {(PESSIMISTIC, spacing): counts[-1]}
+    for t in counts:
+        grids[OPTIMISTIC, lower_spacings[t]] = t  # the largest T on that grid
+    compositions = {}
+    memory = accountant._available_memory()
+    for (kind, grid), largest in grids.items():
+        for index, direction in enumerate(accountant.DIRECTIONS):
+            step = discretise(pair[index], grid, kind, accountant._DISCRETISATION_TAIL)
+            length = plan_self_composition(step, largest).length
+            needed = accountant._BYTES_PER_POINT * length * (2 if kind == OPTIMISTIC else 1)
+            if needed > accountant._MEMORY_FRACTION * memory:
+                raise MemoryError(
+                    f"{largest} steps need a grid of {length:,} points, more than the memory "
+                    "available allows"
+                )
+            compositions[kind, grid, direction] = SelfCompositions(step, shared_lengths=bounds_only)
+    for steps in counts:
+        chosen = {
+            (PESSIMISTIC, direction): compositions[PESSIMISTIC, spacing, direction]
+            for direction in accountant.DIRECTIONS
+        }
+        chosen.update(
+            {
+                (OPTIMISTIC, direction): compositions[OPTIMISTIC, lower_spacings[steps], direction]
+                for direction in accountant.DIRECTIONS
+            }
+        )
+        yield (
+            steps,
+            _accounting(
+                described[steps],
+                neighbouring,
+                (spacing, lower_spacings[steps]),
+                chosen,
+                steps,
+                bounds_only,
+                accuracy,
+            ),
+        )
+
+
+def _from_zero(pld: GridPLD) -> GridPLD:
+    """The atoms at losses ≥ −h (h the spacing): all that δ(ε) and ε(δ) read for ε ≥ 0.
+
+    δ(ε) = Σ_{λ_i > ε} (P_i − e^ε Q_i) + P(+∞) + slack involves only atoms
+    above ε, and an optimistic atom's true loss lies within h/2 of its grid
+    label; the trade-off curve (which needs every atom) is read from the full
+    distribution. Skipping the lower half of the atoms halves the cost of the
+    profile's certified tail sums; their error bounds only shrink.
+    """
+    first = max(-1 - pld.offset, 0)
+    if first == 0:
+        return pld
+    if first >= pld.p_masses.size:
+        first = pld.p_masses.size - 1
+    tilted = None if pld.tilted_q_masses is None else pld.tilted_q_masses[first:]
+    return replace(
+        pld, offset=pld.offset + first, p_masses=pld.p_masses[first:], tilted_q_masses=tilted
+    )
+
+
+def _accounting(
+    mechanism, neighbouring, spacings, compositions, steps, bounds_only, accuracy
+) -> accountant.Accounting:
+    """An Accounting of T = ``steps``, as :func:`gaussdp.account` builds it.
+
+    The pessimistic compositions (upper bounds) are computed now; the
+    optimistic ones (lower bounds) when first needed, as in ``account``.
+    """
+    cache: dict[tuple[str, str], GridPLD] = {}
+
+    def composed(kind: str, direction: str) -> GridPLD:
+        if (kind, direction) not in cache:
+            cache[kind, direction] = compositions[kind, direction](steps)
+        return cache[kind, direction]
+
+    def distributions(kind: str) -> dict[str, GridPLD]:
+        return {direction: composed(kind, direction) for direction in accountant.DIRECTIONS}
+
+    part = _from_zero if bounds_only else (lambda pld: pld)
+    upper = tuple(profile_of(part(d)) for d in distributions(PESSIMISTIC).values())
+
+    def lower_profile(index: int) -> Profile:
+        return profile_of(part(composed(OPTIMISTIC, accountant.DIRECTIONS[index])))
+
+    def lower_profiles():
+        return tuple(lower_profile(index) for index in range(len(accountant.DIRECTIONS)))
+
+    if bounds_only:
+        guarantee = _SkippingGuarantee(
+            lambda: upper, lower_profiles, functools.cache(lower_profile)
+        )
+    else:
+        guarantee = accountant._ProfileGuarantee(lambda: upper, lower_profiles)
+
+    def with_floor(delta_floor: float) -> accountant.Accounting:
+        # A lower floor needs the tilted composition of account(), which nothing shares.
+        fresh = accountant.account(mechanism, neighbouring=neighbouring, accuracy=accuracy)
+        return fresh.with_delta_floor(delta_floor)
+
+    method = accountant._numerical_method(*spacings)
+    return accountant.Accounting(
+        mechanism, neighbouring, method, spacings[0], None, guarantee, distributions, with_floor
+    )
+
+
+@dataclass(frozen=True)
+class _SkippingGuarantee(accountant._ProfileGuarantee):
+    """Lower bounds that compose a direction's optimistic distribution only if it can matter.
+
+    The lower bound on ε (or δ) is the larger of the two directions' lower
+    bounds. A direction's lower bound is at most its own upper bound, so when
+    that upper bound is already below the larger direction's lower bound,
+    that direction cannot change the maximum and is not computed: the
+    answer is the one computing both would give.
+    """
+
+    lower_of: Callable[[int], Profile] | None = None
+
+    def epsilon_lower(self, delta):
+        uppers = [profile.epsilon(delta) for profile in self.upper]
+        best = -math.inf
+        for index in sorted(range(len(uppers)), key=lambda i: -uppers[i]):
+            if uppers[index] < best:
+                break
+            best = max(best, self.lower_of(index).epsilon(delta))
+        return best
+
+    def delta_lower(self, epsilon):
+        uppers = [profile.delta(epsilon) for profile in self.upper]
+        best = np.full(np.shape(epsilon), -np.inf)
+        for index in sorted(range(len(uppers)), key=lambda i: -float(np.sum(uppers[i]))):
+            if np.all(uppers[index] < best):
+                continue
+            best = np.maximum(best, self.lower_of(index).delta(epsilon))
+        return best
+
+
+def group_by_steps(
+    points: Iterable[tuple[int, m.Pipeline]], accuracy: float = accountant.DEFAULT_ACCURACY
+) -> tuple[list[list[tuple[int, m.Pipeline]]], list[tuple[int, m.Pipeline]]]:
+    """Split points into groups of two or more that differ only in T, and the rest.
+
+    A group also shares the grid spacing that :func:`gaussdp.account` chooses
+    for each of its points, so that its numbers are those of single calls. At
+    the default accuracy that spacing is the 1e-4 cap for most DP-SGD runs;
+    where it is finer it varies with T, and such points are accounted one by one.
+    """
+    groups: dict[tuple, list[tuple[int, m.Pipeline]]] = {}
+    losses: dict[tuple, dict] = {}
+    spacings: dict[tuple, float] = {}
+    rest = []
+    for point, pipeline in points:
+        found = step_key(pipeline)
+        if found is None:
+            rest.append((point, pipeline))
+            continue
+        (leaf, relation), steps = found
+        try:
+            if (leaf, relation, steps) not in spacings:
+                if (leaf, relation) not in losses:
+                    losses[leaf, relation] = {leaf: dominating_losses(leaf, relation)}
+                spacings[leaf, relation, steps] = accountant._choose_grid_spacing(
+                    losses[leaf, relation], {leaf: steps}, accuracy
+                )
+            spacing = spacings[leaf, relation, steps]
+        except Exception:  # account() will report it for this point
+            rest.append((point, pipeline))
+            continue
+        groups.setdefault((leaf, relation, spacing), []).append((point, pipeline))
+    result = []
+    for members in groups.values():
+        if len(members) > 1:
+            result.append(members)
+        else:
+            rest.extend(members)
+    return result, rest

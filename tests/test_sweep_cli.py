@@ -1,0 +1,190 @@
+"""gaussdp sweep: files, exit codes and one-line errors."""
+
+import csv
+import io
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from gaussdp import DPSGD, account
+from gaussdp.cli import cli, main
+
+GRID = """
+name = "CLI grid"
+[sweep]
+deltas = [1e-5]
+[[mechanism]]
+type = "dpsgd"
+noise_multiplier = [1.0, 2.0]
+sampling_probability = 0.01
+steps = [100, 200]
+"""
+
+
+@pytest.fixture
+def grid_file(tmp_path):
+    path = tmp_path / "grid.toml"
+    path.write_text(GRID)
+    return path
+
+
+def one_line_error(capsys, argv, code=2):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == code
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("gaussdp: error:")
+    assert "Traceback" not in captured.err
+    return lines[0]
+
+
+def test_writes_a_csv_file_and_resumes(grid_file, tmp_path):
+    output = tmp_path / "results.csv"
+    result = CliRunner().invoke(cli, ["sweep", str(grid_file), "-o", str(output), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    # Rows are in the order the points finished; the point column gives the grid order.
+    rows = sorted(csv.DictReader(output.open()), key=lambda r: int(r["point"]))
+    assert [(r["noise_multiplier"], r["steps"]) for r in rows] == [
+        ("1.0", "100"), ("1.0", "200"), ("2.0", "100"), ("2.0", "200")
+    ]  # fmt: skip
+    upper = account(DPSGD(2.0, 0.01, 200)).epsilon(1e-5)
+    assert float(rows[3]["epsilon_upper"]) == pytest.approx(upper, rel=1e-8)
+    before = output.read_text()
+    again = CliRunner().invoke(cli, ["sweep", str(grid_file), "-o", str(output), "--workers", "1"])
+    assert again.exit_code == 0 and output.read_text() == before
+
+
+def test_no_output_writes_csv_to_stdout(grid_file):
+    result = CliRunner().invoke(
+        cli, ["sweep", str(grid_file), "--workers", "1", "--no-reuse-steps"]
+    )
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.output)))
+    assert len(rows) == 4
+    by_point = {int(r["point"]): r for r in rows}
+    assert float(by_point[0]["epsilon_upper"]) == account(DPSGD(1.0, 0.01, 100)).epsilon(1e-5)
+
+
+def test_json_lines_format(grid_file, tmp_path):
+    output = tmp_path / "results.out"
+    result = CliRunner().invoke(
+        cli, ["sweep", str(grid_file), "-o", str(output), "--format", "json", "--workers", "1"]
+    )
+    assert result.exit_code == 0, result.output
+    assert len([json.loads(line) for line in output.read_text().splitlines()]) == 4
+
+
+def test_help_shows_an_example():
+    result = CliRunner().invoke(cli, ["sweep", "--help"])
+    assert result.exit_code == 0
+    assert "gaussdp sweep examples/cifar10_grid.toml --output results.csv" in result.output
+    assert "noise_multiplier = [8.0, 9.4]" in result.output
+
+
+def test_invalid_value_in_a_list(capsys, tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text(GRID.replace("[1.0, 2.0]", "[1.0, -1.0]"))
+    line = one_line_error(capsys, ["sweep", str(path)])
+    assert "noise_multiplier" in line and "-1.0" in line
+
+
+def test_empty_list(capsys, tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text(GRID.replace("[100, 200]", "[]"))
+    line = one_line_error(capsys, ["sweep", str(path)])
+    assert "mechanism[0].steps: empty list" in line
+
+
+def test_too_many_points_needs_yes(capsys, tmp_path):
+    path = tmp_path / "big.toml"
+    path.write_text(
+        GRID.replace("[1.0, 2.0]", str([1.0 + i for i in range(1001)])).replace(
+            "[100, 200]", str(list(range(100, 1100)))
+        )
+    )
+    line = one_line_error(capsys, ["sweep", str(path)])
+    assert "1,001,000 points" in line and "--yes" in line
+
+
+def test_unknown_format(capsys, grid_file):
+    line = one_line_error(capsys, ["sweep", str(grid_file), "--format", "xlsx"])
+    assert "xlsx" in line
+
+
+def test_unwritable_output(capsys, grid_file, tmp_path):
+    line = one_line_error(
+        capsys, ["sweep", str(grid_file), "-o", str(tmp_path / "missing" / "r.csv")]
+    )
+    assert "cannot write the results to" in line
+
+
+def test_changed_grid_is_refused_then_restart(capsys, grid_file, tmp_path):
+    output = tmp_path / "results.csv"
+    main(["sweep", str(grid_file), "-o", str(output), "--workers", "1"])
+    grid_file.write_text(GRID.replace("[100, 200]", "[100, 300]"))
+    line = one_line_error(capsys, ["sweep", str(grid_file), "-o", str(output)])
+    assert "different grid" in line and "--restart" in line
+    main(["sweep", str(grid_file), "-o", str(output), "--workers", "1", "--restart"])
+    assert "300" in output.read_text()
+
+
+def test_missing_grid_file(capsys, tmp_path):
+    line = one_line_error(capsys, ["sweep", str(tmp_path / "nope.toml")])
+    assert "file not found" in line
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_ctrl_c_leaves_whole_lines_and_the_next_run_resumes(tmp_path, workers):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    grid = tmp_path / "grid.toml"
+    grid.write_text(
+        '[sweep]\ndeltas = [1e-5]\n[[mechanism]]\ntype = "dpsgd"\n'
+        f"noise_multiplier = {[0.8 + 0.05 * i for i in range(40)]}\n"
+        "sampling_probability = 0.02\nsteps = 1000\n"
+    )
+    output = tmp_path / "results.csv"
+    command = [sys.executable, "-m", "gaussdp.cli", "sweep", str(grid), "-o", str(output),
+               "--workers", workers, "--no-progress"]  # fmt: skip
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=os.environ)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if output.exists() and len(output.read_text().splitlines()) >= 3:
+            break
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    text = output.read_text()
+    if process.returncode == 0:  # finished before the signal arrived: nothing to resume
+        pytest.skip("the sweep finished before Ctrl-C")
+    assert process.returncode == 130
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gaussdp: interrupted"), err
+    assert text.endswith("\n") and 3 <= len(text.splitlines()) < 41
+    done = len(text.splitlines()) - 1
+    resumed = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert resumed.returncode == 0, resumed.stderr
+    rows = list(csv.DictReader(output.open()))
+    assert sorted(int(row["point"]) for row in rows) == list(range(40))
+    assert done < 40
+
+
+def test_parquet_needs_an_output_file(capsys, grid_file):
+    line = one_line_error(capsys, ["sweep", str(grid_file), "--format", "parquet"])
+    assert "parquet" in line and "--output" in line
+
+
+def test_api_without_keeping_rows(grid_file, tmp_path):
+    from gaussdp import sweep
+
+    output = tmp_path / "results.csv"
+    assert sweep(grid_file, output=output, workers=1, return_rows=False) is None
+    assert len(output.read_text().splitlines()) == 5
+    assert len(sweep(grid_file, output=output, workers=1)) == 4  # resumed, all rows read back
