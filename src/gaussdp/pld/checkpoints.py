@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import fft
@@ -84,58 +84,6 @@ class _Transform:
         )
 
 
-def _trim(pld: GridPLD, tail: float) -> GridPLD:
-    """:func:`gaussdp.pld.composition.trim`, without cumulative sums over the whole array.
-
-    ``trim`` cuts where the cumulative mass from either end exceeds
-    ``tail``·total. ``np.cumsum`` accumulates in order, so the cumulative sums
-    of a prefix are those of the whole array: here they are computed over
-    growing prefixes of each end until the threshold is passed (a few atoms
-    in, after a composition planned at the same tail). The cut points, and so
-    the result, are ``trim``'s; the folding below repeats its code (the tests
-    compare the two).
-    """
-    p = pld.p_masses
-    if p.size <= 2:
-        return pld
-    total = float(p.sum())
-    threshold = tail * max(total, 1e-300)
-    start = _first_past(p, threshold)
-    stop = p.size - _first_past(p[::-1], threshold)
-    start = min(start, p.size - 1)
-    stop = max(stop, start + 1)
-    if start == 0 and stop == p.size:
-        return pld
-    kept = p[start:stop].copy()
-    below = float(p[:start].sum())
-    above = float(p[stop:].sum())
-    if pld.is_pessimistic:
-        kept[0] += below
-        infinity = min(pld.infinity_mass + above, 1.0)
-        return replace(pld, offset=pld.offset + start, p_masses=kept, infinity_mass=infinity)
-    r = pld.tilted_q_masses
-    h = pld.spacing
-    kept_q = r[start:stop].copy()
-    if start > 0:
-        kept_q[0] += float(np.dot(r[:start], np.exp(h * (start - np.arange(start)))))
-    if stop < p.size:
-        last = stop - 1
-        kept_q[-1] += float(np.dot(r[stop:], np.exp(h * (last - np.arange(stop, p.size)))))
-    kept[-1] += above
-    kept[0] += below
-    return replace(pld, offset=pld.offset + start, p_masses=kept, tilted_q_masses=kept_q)
-
-
-def _first_past(values: np.ndarray, threshold: float) -> int:
-    """``searchsorted(cumsum(values), threshold, side="right")``, over growing prefixes."""
-    size = 4096
-    while True:
-        prefix = np.cumsum(values[:size])
-        if prefix[-1] > threshold or size >= values.size:
-            return int(np.searchsorted(prefix, threshold, side="right"))
-        size *= 4
-
-
 def _one_checkpoint(
     pld: GridPLD,
     times: int,
@@ -173,7 +121,7 @@ def _one_checkpoint(
         inherited + wrapped + allowance,
         times * pld.compositions,
     )
-    return _trim(composed, tail)
+    return _composition.trim(composed, tail)
 
 
 def self_compose_checkpoints(

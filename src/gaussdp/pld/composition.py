@@ -117,6 +117,21 @@ def _minimise(function, low: float, high: float, tolerance: float) -> tuple[floa
     return best
 
 
+def _first_past(values: np.ndarray, threshold: float) -> int:
+    """``searchsorted(cumsum(values), threshold, side="right")``, over growing prefixes.
+
+    ``np.cumsum`` accumulates in order, so the cumulative sums of a prefix are
+    those of the whole array: the cut is found without summing the whole array
+    (after a composition planned at the same tail it lies a few atoms in).
+    """
+    size = 4096
+    while True:
+        prefix = np.cumsum(values[:size])
+        if prefix[-1] > threshold or size >= values.size:
+            return int(np.searchsorted(prefix, threshold, side="right"))
+        size *= 4
+
+
 def trim(pld: GridPLD, tail: float = DEFAULT_TAIL) -> GridPLD:
     """Drop negligible mass at both ends of the grid, in the certified direction.
 
@@ -129,10 +144,8 @@ def trim(pld: GridPLD, tail: float = DEFAULT_TAIL) -> GridPLD:
         return pld
     total = float(p.sum())
     threshold = tail * max(total, 1e-300)
-    from_bottom = np.cumsum(p)
-    from_top = np.cumsum(p[::-1])
-    start = int(np.searchsorted(from_bottom, threshold, side="right"))
-    stop = p.size - int(np.searchsorted(from_top, threshold, side="right"))
+    start = _first_past(p, threshold)
+    stop = p.size - _first_past(p[::-1], threshold)
     start = min(start, p.size - 1)
     stop = max(stop, start + 1)
     if start == 0 and stop == p.size:
