@@ -417,7 +417,8 @@ def _check_memory(
     needed = _BYTES_PER_POINT * length * rows
     if needed <= _MEMORY_FRACTION * memory:
         return
-    if rows == 2 and _BYTES_PER_POINT * length <= _MEMORY_FRACTION * memory:
+    optional_tilt = total_count < pld_compose.TILT_FROM_COMPOSITIONS
+    if rows == 2 and optional_tilt and _BYTES_PER_POINT * length <= _MEMORY_FRACTION * memory:
         reachable = pld_compose.rounding_allowance(length, total_count)
         raise InvalidParameterError(
             f"a delta floor below {reachable:.2g} needs a second, tilted composition of "

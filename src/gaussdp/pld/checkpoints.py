@@ -99,14 +99,7 @@ def _one_checkpoint(
     optimistic = not pld.is_pessimistic
     composed_rows = transform.power(times)
     keep = min(length, full - low)
-    start = low % length
-    if start + keep <= length:
-        composed_rows = composed_rows[:, start : start + keep]
-    else:
-        composed_rows = np.concatenate(
-            (composed_rows[:, start:], composed_rows[:, : start + keep - length]), axis=-1
-        )
-    np.maximum(composed_rows, 0.0, out=composed_rows)
+    composed_rows = _composition.window(composed_rows, low, keep)
     infinity = 1.0 - (1.0 - pld.infinity_mass) ** times
     wrapped = 0.0 if exact else (plan.below if optimistic else plan.above)
     allowance = _composition.rounding_allowance(length, times)

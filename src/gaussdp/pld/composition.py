@@ -370,6 +370,21 @@ def _tilt(items: list[tuple[GridPLD, int]], scale: float):
     return lam, log_mgfs
 
 
+def window(rows: np.ndarray, low: int, keep: int) -> np.ndarray:
+    """Entries low, low + 1, …, low + keep − 1 of cyclic results, clipped at 0.
+
+    A view unless the window wraps around the end of the rows.
+    """
+    length = rows.shape[-1]
+    start = low % length
+    if start + keep <= length:
+        rows = rows[:, start : start + keep]
+    else:
+        rows = np.concatenate((rows[:, start:], rows[:, : start + keep - length]), axis=-1)
+    np.maximum(rows, 0.0, out=rows)
+    return rows
+
+
 def compose_many(
     items: list[tuple[GridPLD, int]],
     tail: float = DEFAULT_TAIL,
@@ -463,15 +478,7 @@ def compose_many(
     composed_rows = fft.irfft(transformed, length, axis=-1, workers=_WORKERS)
     del transformed
     keep = min(length, full - low)
-    # Entries low, low + 1, … of the cyclic result (a view unless the window wraps).
-    start = low % length
-    if start + keep <= length:
-        composed_rows = composed_rows[:, start : start + keep]
-    else:
-        composed_rows = np.concatenate(
-            (composed_rows[:, start:], composed_rows[:, : start + keep - length]), axis=-1
-        )
-    np.maximum(composed_rows, 0.0, out=composed_rows)
+    composed_rows = window(composed_rows, low, keep)
     infinity = 1.0 - math.prod((1.0 - pld.infinity_mass) ** count for pld, count in items)
     wrapped = 0.0 if exact else (plan.below if optimistic else plan.above)
     allowance = rounding_allowance(length, total_count)
