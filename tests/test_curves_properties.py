@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from gaussdp import curves as C
@@ -94,10 +94,14 @@ def test_symmetrisation_is_valid_symmetric_and_above(curve):
 
 @SETTINGS
 @given(base_curves, base_curves)
+@example(C.gaussian(0.0), C.gaussian(0.25))  # closed forms linearised within 1e-9: f⁻¹ off by 3e-9
 def test_from_directions_is_valid_symmetric_and_below_both(first, second):
     f = C.from_directions(first, second)
     assert_valid(f)
-    assert_symmetric(f)
+    # Symmetric by construction (an envelope of a set closed under inversion); closed
+    # forms enter as piecewise-linear curves within 1e-9 below them, and inverting those
+    # where they are steep moves β by a few times that.
+    assert_symmetric(f, tolerance=1e-8)
     assert np.all(f.beta(GRID) <= np.minimum(first.beta(GRID), second.beta(GRID)) + 1e-8)
 
 

@@ -299,12 +299,32 @@ def plan_self_composition(pld: GridPLD, times: int, tail: float = DEFAULT_TAIL) 
     return plan_composition([(pld, times)], tail)
 
 
-def _accumulate(log_magnitude, angle, rows: np.ndarray, length: int, count: int) -> None:
-    """Add count·log|X| and count·arg X of the rows' transforms to the accumulators."""
-    transformed = fft.rfft(rows, length, axis=-1, workers=_WORKERS)
-    with np.errstate(divide="ignore"):
-        log_magnitude += count * np.log(np.abs(transformed))
-    angle += count * np.angle(transformed)
+def _compose_row(items, row_of, length: int, low: int, keep: int) -> np.ndarray:
+    """Entries low, …, low + keep − 1 of the cyclic convolution of ``row_of(i, pld)``^count_i.
+
+    The transform of the composition, Π X_i^{c_i}, is accumulated as
+    Σ c_i·log|X_i| and Σ c_i·arg X_i, exponentiated only at the frequencies
+    that do not underflow (typically a small fraction when the counts are
+    large) and inverted once; one row at a time, so that the peak memory is
+    that of one transform.
+    """
+    log_magnitude = np.zeros(length // 2 + 1)
+    angle = np.zeros(length // 2 + 1)
+    for number, (pld, count) in enumerate(items):
+        row = row_of(number, pld)
+        if row.size > length:  # fold: a cyclic convolution only sees indices modulo its length
+            row = np.pad(row, (0, -row.size % length)).reshape(-1, length).sum(axis=0)
+        transformed = fft.rfft(row, length, workers=_WORKERS)
+        with np.errstate(divide="ignore"):
+            log_magnitude += count * np.log(np.abs(transformed))
+        angle += count * np.angle(transformed)
+    alive = log_magnitude > _LOG_UNDERFLOW
+    transformed[...] = 0.0
+    transformed[alive] = np.exp(log_magnitude[alive] + 1j * angle[alive])
+    del log_magnitude, angle, alive
+    result = fft.irfft(transformed, length, workers=_WORKERS, overwrite_x=True)
+    del transformed
+    return window(result[None, :], low, keep)[0]
 
 
 #: From this many composed mechanisms on, the pessimistic form is also computed
@@ -314,35 +334,18 @@ TILT_FROM_COMPOSITIONS = 10_000
 _TILT_TAIL = 1e-10
 
 
-def _tilted_tail(items, lam: float, log_mgfs, tail: float, variance: float, harmless: int):
-    """Where the tilted masses may end, and a bound on their mass beyond it.
-
-    The tilted masses p̃_k = p_k e^{λk}/M(λ) are probability masses; their sum
-    over the composition has the same Chernoff bound as any other
-    (:func:`plan_composition`): the smallest cut t with tail ``tail``. In the
-    cyclic result, tilted mass up to ``harmless`` sums above the window's top
-    wraps onto entries below the switch, which are read from the plain row;
-    so the window's top must reach t − harmless, and the mass beyond
-    top + harmless, e^{−s(top + harmless + 1)}·Π M̃_i(s)^{c_i}, is carried.
-    Returns (the top the window needs, a function of the top giving the bound).
-    """
+def _log_terms(items: list[tuple[GridPLD, int]], lam: float = 0.0, log_mgfs=None):
+    """(log masses, relative indices, count) of each distribution, tilted by ``lam``."""
     terms = []
-    for (pld, count), log_mgf in zip(items, log_mgfs, strict=True):
+    for number, (pld, count) in enumerate(items):
         p = pld.p_masses
         positive = p > 0
         index = np.nonzero(positive)[0].astype(float)
-        terms.append((np.log(p[positive]) + lam * index - log_mgf, index, count))
-    cut, s = _chernoff_cut(terms, math.log(tail), max(math.sqrt(variance), 1.0), +1)
-    full = sum(count * (pld.p_masses.size - 1) for pld, count in items) + 1
-    log_total = sum(count * _log_mgf(lp, ix, s) for lp, ix, count in terms)
-
-    def beyond(top: int) -> float:
-        reach = top + harmless
-        if reach >= full - 1:
-            return 0.0
-        return math.exp(min(log_total - s * (reach + 1), 0.0))
-
-    return min(math.ceil(cut), full - 1) - harmless, beyond
+        log_p = np.log(p[positive])
+        if lam:
+            log_p = log_p + lam * index - log_mgfs[number]
+        terms.append((log_p, index, count))
+    return terms
 
 
 def needs_tilt(length: int, total_count: int, floor: float | None = None) -> bool:
@@ -356,18 +359,6 @@ def needs_tilt(length: int, total_count: int, floor: float | None = None) -> boo
     if total_count >= TILT_FROM_COMPOSITIONS:
         return True
     return floor is not None and rounding_allowance(length, total_count) > floor
-
-
-def _tilt(items: list[tuple[GridPLD, int]], scale: float):
-    """The tilt λ (per index) centred where the upper tail is ~1e-10, and log Π M_i(λ)^{c_i}."""
-    terms = []
-    for pld, count in items:
-        p = pld.p_masses
-        positive = p > 0
-        terms.append((np.log(p[positive]), np.nonzero(positive)[0].astype(float), count))
-    _, lam = _chernoff_cut(terms, math.log(_TILT_TAIL), scale, +1)
-    log_mgfs = [_log_mgf(log_p, index, lam) for log_p, index, _ in terms]
-    return lam, log_mgfs
 
 
 def window(rows: np.ndarray, low: int, keep: int) -> np.ndarray:
@@ -385,6 +376,70 @@ def window(rows: np.ndarray, low: int, keep: int) -> np.ndarray:
     return rows
 
 
+def _tilted_composition(items, plan: CompositionPlan, full: int, tail: float, scale: float):
+    """The masses of a pessimistic composition computed plain below a switch, tilted above.
+
+    Returns (masses from ``low``, switch index, λ, log Π M_i(λ)^{c_i}, the two
+    FFT lengths, and a bound on the P-mass the windows lose). See
+    :func:`compose_many` for the construction; here, the windows:
+
+    * the **plain row** is read at the sums [low, switch). Its window starts
+      at ``low`` and is only as long as that and the following need: mass
+      above the window wraps to its bottom, and such wrapped copies only add
+      to the masses (an upper bound stays one), so the window ends where the
+      mass that can wrap onto entries of loss ≥ 0 (the only ones any δ(ε),
+      ε ≥ 0, reads) is at most ``tail`` (Chernoff); the mass above it is
+      read from the tilted row. Mass below ``low`` (at most ``plan.below``)
+      wraps onto unread entries and is lost.
+    * the **tilted row** is read from the switch up; its window starts there
+      and ends where the tilted masses' upper tail is ``tail`` (Chernoff on
+      the tilted masses). Tilted mass below the switch wraps to the top,
+      read as e^{−λ·length} of its P-mass or less; tilted mass above the top
+      wraps onto the switch (an addition again). The P-mass of sums above
+      the top, at most e^{log Π M^c − λ(top + 1)}, is lost.
+    """
+    terms = _log_terms(items)
+    _, lam = _chernoff_cut(terms, math.log(_TILT_TAIL), scale, +1)
+    log_mgfs = [_log_mgf(log_p, index, lam) for log_p, index, _ in terms]
+    log_total = sum(count * m for (_, count), m in zip(items, log_mgfs, strict=True))
+    low = plan.low
+    switch = min(max(math.ceil(log_total / lam), low), full)  # relative sum index r_c
+    # The plain row: up to the switch, and far enough that wrapped mass lands below loss 0.
+    wrap_cut, _ = _chernoff_cut(terms, math.log(tail), scale, +1)
+    zero = -sum(count * pld.offset for pld, count in items)  # relative index of loss 0
+    lost = plan.below
+    masses = np.empty(0)
+    plain_length = 0
+    if switch > low:
+        plain_top = max(switch - 1, math.ceil(wrap_cut) - max(zero - low, 0))
+        plain_length = fft.next_fast_len(min(plain_top, full - 1) - low + 1, real=True)
+        shortest = fft.next_fast_len(switch - low, real=True)
+        plain_length = max(min(plain_length, plan.length), shortest)
+        masses = _compose_row(items, lambda _, pld: pld.p_masses, plain_length, low, switch - low)
+    tilted_length = 0
+    if switch < full:
+        tilted_terms = _log_terms(items, lam, log_mgfs)
+        tilted_cut, _ = _chernoff_cut(tilted_terms, math.log(tail), scale, +1)
+        top = min(math.ceil(tilted_cut), full - 1)
+        needed = max(top - switch + 1, math.ceil(-math.log(tail) / lam), 1)
+        tilted_length = fft.next_fast_len(needed, real=True)
+        top = switch + tilted_length - 1
+        if top < full - 1:
+            lost += math.exp(min(log_total - lam * (top + 1), 0.0))
+
+        def tilted_row(number: int, pld: GridPLD) -> np.ndarray:
+            with np.errstate(divide="ignore"):
+                log_tilted = np.log(pld.p_masses) + lam * np.arange(pld.p_masses.size)
+            return np.exp(log_tilted - log_mgfs[number])
+
+        keep = min(tilted_length, full - switch)
+        tilted = _compose_row(items, tilted_row, tilted_length, switch, keep)
+        relative = switch + np.arange(keep)
+        tilted *= np.exp(np.minimum(log_total - lam * relative, 0.0))
+        masses = np.concatenate((masses, tilted))
+    return masses, switch, lam, log_total, (plain_length, tilted_length), lost
+
+
 def compose_many(
     items: list[tuple[GridPLD, int]],
     tail: float = DEFAULT_TAIL,
@@ -393,12 +448,10 @@ def compose_many(
 ) -> GridPLD:
     """Compose ``count`` copies of each distribution, all in the Fourier domain.
 
-    The transform of the composition is Π X_i^{c_i}; it is accumulated as
-    Σ c_i·log|X_i| and Σ c_i·arg X_i, exponentiated only at the frequencies
-    that do not underflow (typically a small fraction when counts are large)
-    and inverted once, on the window of :func:`plan_composition` (pass
-    ``plan`` to reuse one). Mass that may wrap around to the unsafe side and
-    an allowance for rounding become ``slack``.
+    The transform of the composition is Π X_i^{c_i}, computed one row at a
+    time by :func:`_compose_row` on the window of :func:`plan_composition`
+    (pass ``plan`` to reuse one). Mass that may wrap around to the unsafe
+    side and an allowance for rounding become ``slack``.
 
     Rounding in X^T grows like T·u, an absolute error on every mass, which
     for long runs is not small next to a δ of 1e-8. So from
@@ -409,8 +462,9 @@ def compose_many(
     e^{log Π M^c − λr}, which is below 1 above the switch index
     r_c = ⌈log Π M^c / λ⌉: atoms from r_c up are taken from the tilted
     result, where the rounding error becomes relative, those below from the
-    plain one. The allowance is then split into ``slack`` (everywhere) and
-    ``slack_below`` (for δ(ε) with ε below the switch only).
+    plain one, each row on its own, shorter window
+    (:func:`_tilted_composition`). The allowance is then split into ``slack``
+    (everywhere) and ``slack_below`` (for δ(ε) with ε below the switch only).
 
     ``floor`` asks for the pessimistic form's δ floor (the allowance that
     every δ carries however large ε is) to be at most this: when the plain
@@ -427,97 +481,55 @@ def compose_many(
     length = plan.length
     full = sum(count * (pld.p_masses.size - 1) for pld, count in items) + 1
     exact = full <= length
-    low = 0 if exact else plan.low
+    if exact:
+        plan = CompositionPlan(0, length, 0.0, 0.0)
+    low = plan.low
     optimistic = not first.is_pessimistic
     total_count = sum(count for _, count in items)
-    tilted = not optimistic and needs_tilt(length, total_count, floor)
-    if tilted:
+    offset = sum(count * pld.offset for pld, count in items)
+    infinity = 1.0 - math.prod((1.0 - pld.infinity_mass) ** count for pld, count in items)
+    inherited = sum(
+        count * (pld.slack + pld.slack_below + pld.slack_at_cut) for pld, count in items
+    )
+    keep = min(length, full - low)
+    extra: dict = {}
+    tilted_q = None
+    if optimistic:
+        masses = _compose_row(items, lambda _, pld: pld.p_masses, length, low, keep)
+        tilted_q = _compose_row(items, lambda _, pld: pld.tilted_q_masses, length, low, keep)
+        slack = inherited + plan.below + rounding_allowance(length, total_count)
+    elif not needs_tilt(length, total_count, floor):
+        masses = _compose_row(items, lambda _, pld: pld.p_masses, length, low, keep)
+        slack = inherited + plan.above + rounding_allowance(length, total_count)
+    else:
         variance = 0.0
         for pld, count in items:
             weights = pld.p_masses / pld.p_masses.sum()
             index = np.arange(weights.size)
             mean = float(np.dot(index, weights))
             variance += count * float(np.dot((index - mean) ** 2, weights))
-        lam, log_mgfs = _tilt(items, max(math.sqrt(variance), 1.0))
-        if not exact:
-            # The tilted masses are heavier at the top: the window must hold the tilted
-            # tail too (its wrap-around would land on the atoms read from it), and what
-            # remains beyond it is bounded (Chernoff on the tilted masses) and carried.
-            log_total = sum(count * m for (_, count), m in zip(items, log_mgfs, strict=True))
-            harmless = max(math.ceil(log_total / lam) - low, 0)  # entries below the switch
-            tilted_high, tilted_beyond = _tilted_tail(
-                items, lam, log_mgfs, tail, variance, harmless
-            )
-            needed = tilted_high - low + 1
-            if needed > length:
-                length = fft.next_fast_len(needed, real=True)
-                exact = full <= length
-                if exact:
-                    low = 0
-                    length = fft.next_fast_len(full, real=True)
-            tilted_wrap = 0.0 if exact else tilted_beyond(low + length - 1)
-        else:
-            tilted_wrap = 0.0
-    rows = 2 if optimistic or tilted else 1
-    log_magnitude = np.zeros((rows, length // 2 + 1))
-    angle = np.zeros((rows, length // 2 + 1))
-    for number, (pld, count) in enumerate(items):
-        if optimistic:
-            stacked = np.vstack([pld.p_masses, pld.tilted_q_masses])
-        elif tilted:
-            with np.errstate(divide="ignore"):
-                log_tilted = np.log(pld.p_masses) + lam * np.arange(pld.p_masses.size)
-            stacked = np.vstack([pld.p_masses, np.exp(log_tilted - log_mgfs[number])])
-        else:
-            stacked = pld.p_masses[None, :]
-        _accumulate(log_magnitude, angle, stacked, length, count)
-    alive = log_magnitude > _LOG_UNDERFLOW
-    transformed = np.zeros((rows, length // 2 + 1), dtype=complex)
-    transformed[alive] = np.exp(log_magnitude[alive] + 1j * angle[alive])
-    del log_magnitude, angle, alive
-    composed_rows = fft.irfft(transformed, length, axis=-1, workers=_WORKERS)
-    del transformed
-    keep = min(length, full - low)
-    composed_rows = window(composed_rows, low, keep)
-    infinity = 1.0 - math.prod((1.0 - pld.infinity_mass) ** count for pld, count in items)
-    wrapped = 0.0 if exact else (plan.below if optimistic else plan.above)
-    allowance = rounding_allowance(length, total_count)
-    inherited = sum(
-        count * (pld.slack + pld.slack_below + pld.slack_at_cut) for pld, count in items
-    )
-    slack = inherited + wrapped + allowance
-    slack_below = 0.0
-    slack_at_cut = 0.0
-    cut_index = None
-    decay = 0.0
-    masses = composed_rows[0]
-    if tilted:
-        log_total = sum(count * m for (_, count), m in zip(items, log_mgfs, strict=True))
-        switch = math.ceil(log_total / lam)  # relative sum index r_c
-        relative = low + np.arange(keep)  # relative sum index of each kept entry
-        above = relative >= switch
-        factor = np.exp(np.minimum(log_total - lam * relative[above], 0.0))
-        masses = masses.copy()
-        masses[above] = composed_rows[1][above] * factor
-        switch = max(switch, low)
-        slack_at_cut = (allowance + tilted_wrap) * math.exp(min(log_total - lam * switch, 0.0))
-        slack_below = allowance + slack_at_cut
-        slack = inherited + wrapped
-        cut_index = sum(count * pld.offset for pld, count in items) + switch
-        decay = lam
+        masses, switch, lam, log_total, lengths, lost = _tilted_composition(
+            items, plan, full, tail, max(math.sqrt(variance), 1.0)
+        )
+        allowance = rounding_allowance(max(lengths), total_count)
+        slack_at_cut = allowance * math.exp(min(log_total - lam * switch, 0.0))
+        slack = inherited + lost
+        extra = {
+            "slack_below": allowance + slack_at_cut,
+            "cut_index": offset + switch,
+            "slack_at_cut": slack_at_cut,
+            "decay": lam,
+        }
     composed = GridPLD(
         first.spacing,
-        sum(count * pld.offset for pld, count in items) + low,
+        offset + low,
         masses,
-        composed_rows[1] if optimistic else None,
+        tilted_q,
         min(infinity, 1.0),
         first.kind,
         slack,
         sum(count * pld.compositions for pld, count in items),
-        slack_below,
-        cut_index,
-        slack_at_cut,
-        decay,
+        **extra,
     )
     return trim(composed, tail)
 

@@ -405,53 +405,68 @@ def _candidates(steep: _steep.SteepCurve, directions: list[_steep.Direction]):
     return np.concatenate(alpha), np.concatenate(log_alpha), np.concatenate(tpr)
 
 
+#: Tests per block of :func:`_largest_mu`.
+_BLOCK = 64
+
+
+def _largest_mu(steep: _steep.SteepCurve, directions: list[_steep.Direction], delta: float):
+    """max_j μ_j(δ) over the tests of :func:`_candidates`, evaluating few of them.
+
+    μ(α, t), the smallest μ whose Ŝ_μ reaches t at α, is non-decreasing in t
+    and non-increasing in α (Ŝ_μ(α) increases in both μ and α). Each group of
+    tests (the hull's vertices, each direction's underflowing tests) has α
+    and t non-decreasing, so on a block of tests a…b, μ(α_a, t_b) bounds every
+    μ_j from above. The maximum is taken over the blocks whose bound reaches
+    the largest μ of every block's first test (less a margin for rounding);
+    the others cannot hold it. The value is that of evaluating every test.
+    """
+    groups = [(steep.alpha, steep.log_alpha, steep.tpr)]
+    limit = math.log(_UNDERFLOW_ALPHA)
+    for d in directions:
+        tiny = d.log_alpha < limit
+        if np.any(tiny):
+            groups.append((d.alpha[tiny], d.log_alpha[tiny], d.tpr[tiny]))
+    best = -math.inf
+    blocks = []
+    for alpha, log_alpha, tpr in groups:
+        if alpha.size == 0:
+            continue
+        first = np.arange(0, alpha.size, _BLOCK)
+        last = np.minimum(first + _BLOCK - 1, alpha.size - 1)
+        at_first = mu_of_tests(alpha[first], log_alpha[first], tpr[first], delta)
+        bound = mu_of_tests(alpha[first], log_alpha[first], tpr[last], delta)
+        best = max(best, float(np.max(at_first)))
+        blocks.append((alpha, log_alpha, tpr, first, last, bound))
+    for alpha, log_alpha, tpr, first, last, bound in blocks:
+        reach = best - 1e-9 * (1.0 + abs(best)) if math.isfinite(best) else best
+        for block in np.flatnonzero(~(bound < reach)):  # NaN-safe: a NaN bound is searched
+            part = slice(int(first[block]), int(last[block]) + 1)
+            mus = mu_of_tests(alpha[part], log_alpha[part], tpr[part], delta)
+            best = max(best, float(np.max(mus)))
+    return best
+
+
 def fit(steep: _steep.SteepCurve, directions: list[_steep.Direction], delta_tail: float) -> float:
     """The tight μ of the pessimistic steep curve with failure probability ``delta_tail``.
 
     μ = the largest μ_j(δ_tail) over every test j of the curve
-    (:func:`gaussdp.report.tight_mu.mu_of_tests`), so that
-    f ≥ G_μ ⊗ f_{0,δ_tail} holds on the whole certified curve.
+    (:func:`gaussdp.report.tight_mu.mu_of_tests`, maximised by
+    :func:`_largest_mu`), so that f ≥ G_μ ⊗ f_{0,δ_tail} holds on the whole
+    certified curve.
     """
     if delta_tail < steep.floor:
         raise InvalidParameterError(
             f"delta_tail must be at least the accountant's numerical floor {steep.floor:.3g} "
             f"(mass at infinite loss plus certified slack), got {delta_tail!r}"
         )
-    alpha, log_alpha, tpr = _candidates(steep, directions)
-    return float(max(np.max(mu_of_tests(alpha, log_alpha, tpr, delta_tail)), 0.0))
+    return float(max(_largest_mu(steep, directions, delta_tail), 0.0))
 
 
 def fit_many(
     steep: _steep.SteepCurve, directions: list[_steep.Direction], delta_tails: list[float]
 ) -> dict[float, float]:
-    """:func:`fit` at several δ_tail (increasing), reading every test once.
-
-    μ_j(δ) is non-increasing in δ for every test j, so at a larger δ only
-    the tests whose μ at the smallest δ reaches a lower bound on the new
-    maximum (the previous maximiser's μ there) can be the maximum.
-    """
-    if not delta_tails:
-        return {}
-    smallest = delta_tails[0]
-    if smallest < steep.floor:
-        fit(steep, directions, smallest)  # raises the floor error
-    alpha, log_alpha, tpr = _candidates(steep, directions)
-    at_smallest = mu_of_tests(alpha, log_alpha, tpr, smallest)
-    results = {smallest: float(max(np.max(at_smallest), 0.0))}
-    worst = int(np.argmax(at_smallest))
-    for value in delta_tails[1:]:
-        bound = float(
-            mu_of_tests(
-                alpha[worst : worst + 1],
-                log_alpha[worst : worst + 1],
-                tpr[worst : worst + 1],
-                value,
-            )[0]
-        )
-        pick = at_smallest >= bound - 1e-12 * (1.0 + abs(bound))
-        mus = mu_of_tests(alpha[pick], log_alpha[pick], tpr[pick], value)
-        results[value] = float(max(np.max(mus), bound, 0.0))
-    return results
+    """:func:`fit` at several δ_tail (increasing)."""
+    return {value: fit(steep, directions, value) for value in delta_tails}
 
 
 def why_infinite(
