@@ -442,6 +442,7 @@ def _compose_all(
     progress: Callable[[str], None] | None,
     delta_floor: float | None = None,
     floor_required: bool = False,
+    estimate: Callable[[float, int], int] | None = None,
 ) -> dict[str, GridPLD]:
     """Discretise every mechanism and compose them all in the Fourier domain, per direction.
 
@@ -471,13 +472,16 @@ def _compose_all(
         return 1
 
     for index in range(len(DIRECTIONS)):
-        estimate = _composed_length_estimate(losses, counts, spacing, index)
-        rows = rows_for(estimate)
+        if estimate is None:
+            length = _composed_length_estimate(losses, counts, spacing, index)
+        else:
+            length = estimate(spacing, index)
+        rows = rows_for(length)
         if rows == 2 and kind == PESSIMISTIC and not floor_required:
-            if _BYTES_PER_POINT * estimate * rows > _MEMORY_FRACTION * memory:
+            if _BYTES_PER_POINT * length * rows > _MEMORY_FRACTION * memory:
                 floor = None  # the default floor is a wish, not a demand: stay plain
-                rows = rows_for(estimate)
-        _check_memory(estimate, rows, spacing, total_count, memory, "about ")
+                rows = rows_for(length)
+        _check_memory(length, rows, spacing, total_count, memory, "about ")
     results: dict[str, GridPLD] = {}
     for index, direction in enumerate(DIRECTIONS):
         if progress is not None:
@@ -809,27 +813,49 @@ def _top_floor(pld: GridPLD) -> float:
 
 
 def _numerical(
-    mechanism, neighbouring, leaves, losses, spacings, delta_floor, progress, optimistic=None
+    mechanism,
+    neighbouring,
+    leaves,
+    losses,
+    spacings,
+    delta_floor,
+    progress,
+    optimistic=None,
+    estimates=None,
 ):
     """The numerical path's Accounting (both kinds composed on demand, then cached).
 
     ``spacings``: the grid spacings of the upper and of the lower bounds.
     ``optimistic``: the optimistic compositions if already computed (they
-    do not depend on the floor).
+    do not depend on the floor). ``estimates``: composed lengths already
+    estimated, by (spacing, direction index).
     """
     spacing, lower_spacing = spacings
     cache: dict[str, dict[str, GridPLD]] = {}
     if optimistic is not None:
         cache[OPTIMISTIC] = optimistic
+    estimates = {} if estimates is None else estimates
+
+    def estimate(grid: float, index: int) -> int:
+        if (grid, index) not in estimates:
+            estimates[grid, index] = _composed_length_estimate(losses, leaves, grid, index)
+        return estimates[grid, index]
+
     for index in range(len(DIRECTIONS)):  # refuse what memory cannot hold before any work
-        estimate = _composed_length_estimate(losses, leaves, spacing, index)
-        _check_memory(estimate, 1, spacing, 0, _available_memory(), "about ")
+        _check_memory(estimate(spacing, index), 1, spacing, 0, _available_memory(), "about ")
 
     def distributions(kind: str) -> dict[str, GridPLD]:
         if kind not in cache:
             grid = spacing if kind == PESSIMISTIC else lower_spacing
             cache[kind] = _compose_all(
-                losses, leaves, grid, kind, progress, delta_floor, delta_floor is not None
+                losses,
+                leaves,
+                grid,
+                kind,
+                progress,
+                delta_floor,
+                delta_floor is not None,
+                estimate,
             )
         return cache[kind]
 
@@ -849,6 +875,7 @@ def _numerical(
             new_floor,
             progress,
             cache.get(OPTIMISTIC),
+            estimates,
         )
 
     def upper_profiles() -> tuple[Profile, ...]:

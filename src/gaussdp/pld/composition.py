@@ -48,6 +48,8 @@ __all__ = [
 ]
 
 _WORKERS = os.cpu_count() or 1
+# Sums of products are written out (np.sum(x * y)), not np.dot: OpenBLAS runs a long
+# dot product on threads that then spin, doubling the CPU time of a composition.
 
 
 def rounding_allowance(length: int, times: int = 1) -> float:
@@ -162,10 +164,10 @@ def trim(pld: GridPLD, tail: float = DEFAULT_TAIL) -> GridPLD:
     h = pld.spacing
     kept_q = r[start:stop].copy()
     if start > 0:
-        kept_q[0] += float(np.dot(r[:start], np.exp(h * (start - np.arange(start)))))
+        kept_q[0] += float(np.sum(r[:start] * np.exp(h * (start - np.arange(start)))))
     if stop < p.size:
         last = stop - 1
-        kept_q[-1] += float(np.dot(r[stop:], np.exp(h * (last - np.arange(stop, p.size)))))
+        kept_q[-1] += float(np.sum(r[stop:] * np.exp(h * (last - np.arange(stop, p.size)))))
     kept[-1] += above
     kept[0] += below
     return replace(pld, offset=pld.offset + start, p_masses=kept, tilted_q_masses=kept_q)
@@ -271,8 +273,8 @@ def plan_composition(
         positive = p > 0
         index = np.nonzero(positive)[0].astype(float)
         weights = p[positive] / p[positive].sum()
-        mean = float(np.dot(index, weights))
-        variance += count * float(np.dot((index - mean) ** 2, weights))
+        mean = float(np.sum(index * weights))
+        variance += count * float(np.sum((index - mean) ** 2 * weights))
         terms.append((np.log(p[positive]), index, count))
     scale = max(math.sqrt(variance), 1.0)
     log_tail = math.log(tail)
@@ -332,6 +334,9 @@ def _compose_row(items, row_of, length: int, low: int, keep: int) -> np.ndarray:
 TILT_FROM_COMPOSITIONS = 10_000
 #: The tail level at which the tilted computation is centred.
 _TILT_TAIL = 1e-10
+#: Tilted mass a tilted row may wrap onto the entries it is read at, as a share of
+#: its rounding allowance (see :func:`_tilted_composition`).
+_TILTED_WRAP_SHARE = 1e-3
 
 
 def _log_terms(items: list[tuple[GridPLD, int]], lam: float = 0.0, log_mgfs=None):
@@ -392,11 +397,14 @@ def _tilted_composition(items, plan: CompositionPlan, full: int, tail: float, sc
       read from the tilted row. Mass below ``low`` (at most ``plan.below``)
       wraps onto unread entries and is lost.
     * the **tilted row** is read from the switch up; its window starts there
-      and ends where the tilted masses' upper tail is ``tail`` (Chernoff on
-      the tilted masses). Tilted mass below the switch wraps to the top,
-      read as e^{−λ·length} of its P-mass or less; tilted mass above the top
-      wraps onto the switch (an addition again). The P-mass of sums above
-      the top, at most e^{log Π M^c − λ(top + 1)}, is lost.
+      and ends where the tilted masses' upper tail is a thousandth of the
+      rounding allowance (Chernoff on the tilted masses). Tilted mass above
+      the top wraps onto the switch and is read there as at most that share
+      of the rounding allowance carried at each entry (both are untilted by
+      the same factor): an addition, again. Tilted mass below the switch
+      wraps to the top, read as e^{−λ·length} of its P-mass or less. The
+      P-mass of sums above the top, at most e^{log Π M^c − λ(top + 1)}, is
+      lost.
     """
     terms = _log_terms(items)
     _, lam = _chernoff_cut(terms, math.log(_TILT_TAIL), scale, +1)
@@ -419,7 +427,9 @@ def _tilted_composition(items, plan: CompositionPlan, full: int, tail: float, sc
     tilted_length = 0
     if switch < full:
         tilted_terms = _log_terms(items, lam, log_mgfs)
-        tilted_cut, _ = _chernoff_cut(tilted_terms, math.log(tail), scale, +1)
+        total_count = sum(count for _, count in items)
+        spare = _TILTED_WRAP_SHARE * rounding_allowance(plan.length, total_count)
+        tilted_cut, _ = _chernoff_cut(tilted_terms, math.log(max(spare, tail)), scale, +1)
         top = min(math.ceil(tilted_cut), full - 1)
         needed = max(top - switch + 1, math.ceil(-math.log(tail) / lam), 1)
         tilted_length = fft.next_fast_len(needed, real=True)
@@ -506,8 +516,8 @@ def compose_many(
         for pld, count in items:
             weights = pld.p_masses / pld.p_masses.sum()
             index = np.arange(weights.size)
-            mean = float(np.dot(index, weights))
-            variance += count * float(np.dot((index - mean) ** 2, weights))
+            mean = float(np.sum(index * weights))
+            variance += count * float(np.sum((index - mean) ** 2 * weights))
         masses, switch, lam, log_total, lengths, lost = _tilted_composition(
             items, plan, full, tail, max(math.sqrt(variance), 1.0)
         )

@@ -406,7 +406,7 @@ def _candidates(steep: _steep.SteepCurve, directions: list[_steep.Direction]):
 
 
 #: Tests per block of :func:`_largest_mu`.
-_BLOCK = 64
+_BLOCK = 16
 
 
 def _largest_mu(steep: _steep.SteepCurve, directions: list[_steep.Direction], delta: float):
@@ -433,15 +433,16 @@ def _largest_mu(steep: _steep.SteepCurve, directions: list[_steep.Direction], de
             continue
         first = np.arange(0, alpha.size, _BLOCK)
         last = np.minimum(first + _BLOCK - 1, alpha.size - 1)
-        at_first = mu_of_tests(alpha[first], log_alpha[first], tpr[first], delta)
+        best = max(
+            best, float(np.max(mu_of_tests(alpha[first], log_alpha[first], tpr[first], delta)))
+        )
         bound = mu_of_tests(alpha[first], log_alpha[first], tpr[last], delta)
-        best = max(best, float(np.max(at_first)))
-        blocks.append((alpha, log_alpha, tpr, first, last, bound))
-    for alpha, log_alpha, tpr, first, last, bound in blocks:
-        reach = best - 1e-9 * (1.0 + abs(best)) if math.isfinite(best) else best
-        for block in np.flatnonzero(~(bound < reach)):  # NaN-safe: a NaN bound is searched
-            part = slice(int(first[block]), int(last[block]) + 1)
-            mus = mu_of_tests(alpha[part], log_alpha[part], tpr[part], delta)
+        blocks.append((alpha, log_alpha, tpr, bound))
+    reach = best - 1e-9 * (1.0 + abs(best)) if math.isfinite(best) else best
+    for alpha, log_alpha, tpr, bound in blocks:
+        searched = np.repeat(~(bound < reach), _BLOCK)[: alpha.size]  # NaN bounds are searched
+        if np.any(searched):
+            mus = mu_of_tests(alpha[searched], log_alpha[searched], tpr[searched], delta)
             best = max(best, float(np.max(mus)))
     return best
 
