@@ -471,11 +471,13 @@ def _compose_all(
             return 2
         return 1
 
+    if estimate is None:
+
+        def estimate(grid: float, index: int) -> int:
+            return _composed_length_estimate(losses, counts, grid, index)
+
     for index in range(len(DIRECTIONS)):
-        if estimate is None:
-            length = _composed_length_estimate(losses, counts, spacing, index)
-        else:
-            length = estimate(spacing, index)
+        length = estimate(spacing, index)
         rows = rows_for(length)
         if rows == 2 and kind == PESSIMISTIC and not floor_required:
             if _BYTES_PER_POINT * length * rows > _MEMORY_FRACTION * memory:
@@ -490,14 +492,19 @@ def _compose_all(
             (discretise(pair[index], spacing, kind, _DISCRETISATION_TAIL), counts[leaf])
             for leaf, pair in losses.items()
         ]
-        plan = pld_compose.plan_composition(items)
+        # Plain compositions cut their windows where the rounding allowance dominates.
+        if kind == PESSIMISTIC and rows_for(estimate(spacing, index)) == 2:
+            tail = pld_compose.DEFAULT_TAIL
+            plan = pld_compose.plan_composition(items, tail)
+        else:
+            plan, tail = pld_compose.plain_plan(items)
         rows = rows_for(plan.length)
         needed = _BYTES_PER_POINT * plan.length * rows
         _check_memory(plan.length, rows, spacing, total_count, memory, "")
         if progress is not None:
             progress(f"{kind} bounds, {direction} direction: composing ({plan.length:,} points)")
         try:
-            results[direction] = pld_compose.compose_many(items, plan=plan, floor=floor)
+            results[direction] = pld_compose.compose_many(items, tail, plan=plan, floor=floor)
         except MemoryError as error:  # the estimate was wrong or memory went elsewhere
             raise MemoryError(
                 f"out of memory composing a grid of {plan.length:,} points (estimated "

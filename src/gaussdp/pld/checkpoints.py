@@ -182,13 +182,14 @@ class SelfCompositions:
     Calling the instance with T returns the T-fold composition (see
     :func:`self_compose_checkpoints`); the last forward transform is kept, so
     T's asked in increasing order share it as long as they are on one rung
-    of the ladder of lengths.
+    of the ladder of lengths. ``tail`` None: each T's window and trim as
+    :func:`gaussdp.account` composes (:func:`~gaussdp.pld.composition.plain_plan`).
     """
 
     def __init__(
         self,
         pld: GridPLD,
-        tail: float = _composition.DEFAULT_TAIL,
+        tail: float | None = _composition.DEFAULT_TAIL,
         *,
         shared_lengths: bool = True,
     ) -> None:
@@ -201,8 +202,11 @@ class SelfCompositions:
         pld, tail = self.pld, self.tail
         if not 1 < times < _composition.TILT_FROM_COMPOSITIONS:
             # T = 1, or a tilted composition: compose_many itself.
-            return _composition.self_compose(pld, times, tail)
-        plan = _composition.plan_self_composition(pld, times, tail)
+            return _composition.self_compose(pld, times, tail or _composition.DEFAULT_TAIL)
+        if tail is None:  # as the accountant composes: cut where rounding dominates
+            plan, tail = _composition.plain_plan([(pld, times)])
+        else:
+            plan = _composition.plan_self_composition(pld, times, tail)
         length = _ladder_length(pld, times, plan) if self.shared_lengths else plan.length
         if self._transform is None or self._transform.length != length:
             self._transform = None  # one transform held at a time

@@ -234,12 +234,12 @@ def _lattice_grid(directions):
         if d.losses.size < 2:
             return None
         steps = -np.diff(d.losses)
-        h = float(steps[0])
+        h = float(d.losses[0] - d.losses[-1]) / (d.losses.size - 1)  # each step is h ± rounding
         if h <= 0.0 or float(np.max(np.abs(steps - h))) > 1e-9 * h:
             return None
         if spacing is None:
             spacing = h
-        elif abs(h - spacing) > 1e-12 * spacing:
+        elif abs(h - spacing) > 1e-9 * spacing:
             return None
         tops.append(round(float(d.losses[0]) / spacing))
     lows = [top - d.losses.size + 1 for top, d in zip(tops, directions, strict=True)]

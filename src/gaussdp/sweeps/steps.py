@@ -147,7 +147,11 @@ def account_steps(
                     f"{largest} steps need a grid of {length:,} points, more than the memory "
                     "available allows"
                 )
-            compositions[kind, grid, direction] = SelfCompositions(step, shared_lengths=bounds_only)
+            compositions[kind, grid, direction] = SelfCompositions(
+                step,
+                None,
+                shared_lengths=bounds_only,  # the accountant's window tails
+            )
     for steps in counts:
         chosen = {
             (PESSIMISTIC, direction): compositions[PESSIMISTIC, spacing, direction]
