@@ -128,24 +128,32 @@ def direction(profile) -> Direction:
     )
 
 
-def _crossings(directions: list[Direction], grid: np.ndarray, indices: list[np.ndarray]):
+def _crossings(grid: np.ndarray, points: list[tuple[np.ndarray, np.ndarray]]):
     """ε in (grid[i+1], grid[i]) where two directions' δ_d cross (bridge slopes).
 
     On such an interval every δ_d(ε) = t_d − e^ε α_d with the points k_d(ε)
-    of its lower end, so a crossing has e^ε = (t_1 − t_2)/(α_1 − α_2).
+    of its lower end (``points``: each direction's (t, α) at every grid
+    point), so a crossing has e^ε = (t_1 − t_2)/(α_1 − α_2). Candidates are
+    picked by comparing that ratio with e^ε at both ends (with a margin), and
+    the exact test ε ∈ (grid[i+1], grid[i]) is made on them alone.
     """
-    if len(directions) < 2 or grid.size < 2:
+    if len(points) < 2 or grid.size < 2:
         return np.empty(0)
     low, high = grid[1:], grid[:-1]
-    points = [(d.tpr[k[1:]], d.alpha[k[1:]]) for d, k in zip(directions, indices, strict=True)]
+    with np.errstate(over="ignore"):
+        scale = np.exp(grid)
     found = []
     for i in range(len(points)):
         for j in range(i + 1, len(points)):
             (t1, a1), (t2, a2) = points[i], points[j]
             with np.errstate(divide="ignore", invalid="ignore"):
-                gamma = (t1 - t2) / (a1 - a2)
-                eps = np.log(gamma)
-            inside = (eps > low) & (eps < high)
+                gamma = (t1[1:] - t2[1:]) / (a1[1:] - a2[1:])
+            near = np.flatnonzero(
+                (gamma > scale[1:] * (1.0 - 1e-9)) & (gamma < scale[:-1] * (1.0 + 1e-9))
+            )
+            with np.errstate(divide="ignore", invalid="ignore"):
+                eps = np.log(gamma[near])
+            inside = (eps > low[near]) & (eps < high[near])
             found.append(eps[inside])
     return np.concatenate(found)
 
@@ -203,21 +211,28 @@ def _merged_pair(first: Direction, second: Direction):
 
 
 def _supporting_points(directions, grid, indices):
-    """δ_up on the grid and the maximising direction's point k(ε) at each ε."""
-    first, first_k = directions[0], indices[0]
-    deltas = first.delta(grid, first_k)
-    alpha = first.alpha[first_k]
-    log_alpha = first.log_alpha[first_k]
-    tpr = first.tpr[first_k]
-    for d, k in zip(directions[1:], indices[1:], strict=True):
-        values = d.delta(grid, k)
+    """δ_up on the grid, the maximising direction's point k(ε) at each ε, and every point.
+
+    The last item holds each direction's (t, α) at its k(ε) on the whole grid
+    (for :func:`_crossings`).
+    """
+    points = []
+    deltas = alpha = log_alpha = tpr = None
+    for d, k in zip(directions, indices, strict=True):
+        t_k, log_alpha_k = d.tpr[k], d.log_alpha[k]
+        with np.errstate(over="ignore"):
+            values = t_k - np.exp(grid + log_alpha_k)  # Direction.delta at its points
+        alpha_k = d.alpha[k]
+        points.append((t_k, alpha_k))
+        if deltas is None:
+            deltas, alpha, log_alpha, tpr = values, alpha_k.copy(), log_alpha_k, t_k.copy()
+            continue
         better = values > deltas
         deltas = np.where(better, values, deltas)
-        picked = k[better]
-        alpha[better] = d.alpha[picked]
-        log_alpha[better] = d.log_alpha[picked]
-        tpr[better] = d.tpr[picked]
-    return deltas, alpha, log_alpha, tpr
+        alpha[better] = alpha_k[better]
+        log_alpha[better] = log_alpha_k[better]
+        tpr[better] = t_k[better]
+    return deltas, alpha, log_alpha, tpr, points
 
 
 def _lattice_grid(directions):
@@ -250,11 +265,13 @@ def _lattice_grid(directions):
     bottom = min(0, *lows)
     if top - bottom + 1 > 2 * sum(d.losses.size for d in directions) + 2:
         return None  # not a dense common lattice (e.g. two atoms a hair apart)
-    multiples = np.arange(top, bottom - 1, -1)
-    grid = multiples[multiples >= 0] * spacing
+    if top < 0:
+        return np.zeros(1), [np.zeros(1, dtype=np.intp) for _ in directions]
+    steps = np.arange(top + 1)  # grid point j is the multiple top − j ≥ 0
+    grid = (top - steps) * spacing
+    # k_d at multiple m = t_d − m, clipped to [0, n_d]: t_d − top + j.
     indices = [
-        np.clip(t - multiples[multiples >= 0], 0, d.losses.size)
-        for t, d in zip(tops, directions, strict=True)
+        np.clip(steps + (t - top), 0, d.losses.size) for t, d in zip(tops, directions, strict=True)
     ]
     return grid, indices
 
@@ -329,9 +346,10 @@ def steep_curve(directions: list[Direction]) -> SteepCurve:
         indices = [d.index(grid) for d in directions]
     else:
         grid, indices = merged
-    deltas, alpha, log_alpha, tpr = _supporting_points(directions, grid, indices)
+    deltas, alpha, log_alpha, tpr, points = _supporting_points(directions, grid, indices)
     advantage = float(np.clip(deltas[-1], 0.0, 1.0))  # δ_up(0): grid ends at ε = 0
-    crossings = _crossings(directions, grid, indices)
+    crossings = _crossings(grid, points)
+    del points
     if crossings.size:
         # Bridge slopes: both ends of each bridge are vertices (the directions tie
         # there), so every direction within rounding of the maximum contributes its

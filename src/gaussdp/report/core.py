@@ -405,8 +405,8 @@ def _candidates(steep: _steep.SteepCurve, directions: list[_steep.Direction]):
     return np.concatenate(alpha), np.concatenate(log_alpha), np.concatenate(tpr)
 
 
-#: Tests per block of :func:`_largest_mu`.
-_BLOCK = 16
+#: Tests per block of :func:`_largest_mu`, coarse then fine (the first a multiple of the second).
+_BLOCKS = (1024, 16)
 
 
 def _largest_mu(steep: _steep.SteepCurve, directions: list[_steep.Direction], delta: float):
@@ -416,9 +416,11 @@ def _largest_mu(steep: _steep.SteepCurve, directions: list[_steep.Direction], de
     and non-increasing in α (Ŝ_μ(α) increases in both μ and α). Each group of
     tests (the hull's vertices, each direction's underflowing tests) has α
     and t non-decreasing, so on a block of tests a…b, μ(α_a, t_b) bounds every
-    μ_j from above. The maximum is taken over the blocks whose bound reaches
-    the largest μ of every block's first test (less a margin for rounding);
-    the others cannot hold it. The value is that of evaluating every test.
+    μ_j from above. Blocks whose bound is below the largest μ evaluated so far
+    (the first test of every block, less a margin for rounding) cannot hold
+    the maximum; the others are split into smaller blocks, and the tests of
+    the small blocks that remain are evaluated. The value is that of
+    evaluating every test.
     """
     groups = [(steep.alpha, steep.log_alpha, steep.tpr)]
     limit = math.log(_UNDERFLOW_ALPHA)
@@ -426,24 +428,30 @@ def _largest_mu(steep: _steep.SteepCurve, directions: list[_steep.Direction], de
         tiny = d.log_alpha < limit
         if np.any(tiny):
             groups.append((d.alpha[tiny], d.log_alpha[tiny], d.tpr[tiny]))
+    groups = [group for group in groups if group[0].size]
+    starts = [np.arange(0, group[0].size, _BLOCKS[0]) for group in groups]
     best = -math.inf
-    blocks = []
-    for alpha, log_alpha, tpr in groups:
-        if alpha.size == 0:
-            continue
-        first = np.arange(0, alpha.size, _BLOCK)
-        last = np.minimum(first + _BLOCK - 1, alpha.size - 1)
-        best = max(
-            best, float(np.max(mu_of_tests(alpha[first], log_alpha[first], tpr[first], delta)))
-        )
-        bound = mu_of_tests(alpha[first], log_alpha[first], tpr[last], delta)
-        blocks.append((alpha, log_alpha, tpr, bound))
-    reach = best - 1e-9 * (1.0 + abs(best)) if math.isfinite(best) else best
-    for alpha, log_alpha, tpr, bound in blocks:
-        searched = np.repeat(~(bound < reach), _BLOCK)[: alpha.size]  # NaN bounds are searched
-        if np.any(searched):
-            mus = mu_of_tests(alpha[searched], log_alpha[searched], tpr[searched], delta)
-            best = max(best, float(np.max(mus)))
+    for size in _BLOCKS:
+        bounds = []
+        for (alpha, log_alpha, tpr), first in zip(groups, starts, strict=True):
+            last = np.minimum(first + size - 1, alpha.size - 1)
+            at_first = mu_of_tests(alpha[first], log_alpha[first], tpr[first], delta)
+            if at_first.size:
+                best = max(best, float(np.max(at_first)))
+            bounds.append(mu_of_tests(alpha[first], log_alpha[first], tpr[last], delta))
+        reach = best - 1e-9 * (1.0 + abs(best)) if math.isfinite(best) else best
+        following = _BLOCKS[_BLOCKS.index(size) + 1] if size != _BLOCKS[-1] else 1
+        for number, ((alpha, _, _), first, bound) in enumerate(
+            zip(groups, starts, bounds, strict=True)
+        ):
+            kept = first[~(bound < reach)]  # NaN bounds are kept
+            inner = (kept[:, None] + np.arange(0, size, following)[None, :]).ravel()
+            starts[number] = inner[inner < alpha.size]
+    for (alpha, log_alpha, tpr), tests in zip(groups, starts, strict=True):
+        if tests.size:
+            best = max(
+                best, float(np.max(mu_of_tests(alpha[tests], log_alpha[tests], tpr[tests], delta)))
+            )
     return best
 
 
