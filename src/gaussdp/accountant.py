@@ -581,7 +581,8 @@ class Accounting:
         delta_floor = float(
             check_real("delta_floor", delta_floor, low=0.0, high=1.0, low_open=True)
         )
-        return self if self._with_floor is None else self._with_floor(delta_floor)
+        lower = None if self._with_floor is None else self._with_floor(delta_floor)
+        return self if lower is None else lower
 
     def delta(self, epsilon):
         """Upper bound on δ(ε), vectorised over ε ≥ 0."""
@@ -866,13 +867,14 @@ def _numerical(
             )
         return cache[kind]
 
-    def with_floor(new_floor: float) -> Accounting:
+    def with_floor(new_floor: float) -> Accounting | None:
+        # None: this accounting reaches it (no reference to it here: no cycle to collect).
         if delta_floor is not None and new_floor >= delta_floor:
-            return accounting
+            return None
         if PESSIMISTIC in cache and all(
             _top_floor(pld) <= new_floor for pld in cache[PESSIMISTIC].values()
         ):
-            return accounting
+            return None
         return _numerical(
             mechanism,
             neighbouring,
@@ -892,7 +894,7 @@ def _numerical(
         return tuple(profile_of(d) for d in distributions(OPTIMISTIC).values())
 
     method = _numerical_method(spacing, lower_spacing)
-    accounting = Accounting(
+    return Accounting(
         mechanism,
         neighbouring,
         method,
@@ -902,4 +904,3 @@ def _numerical(
         distributions,
         with_floor,
     )
-    return accounting

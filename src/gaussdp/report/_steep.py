@@ -210,6 +210,25 @@ def _merged_pair(first: Direction, second: Direction):
     return grid, [k_first, k_second]
 
 
+def _take(values: np.ndarray, where) -> np.ndarray:
+    """values[k] for the points k of a grid: an index array, or (shift, count) meaning
+    k_j = clip(j + shift, 0, values.size − 1) (:func:`_lattice_grid`), taken by slicing.
+    """
+    if isinstance(where, np.ndarray):
+        return values[where]
+    shift, count = where
+    last = values.size - 1
+    before = min(max(-shift, 0), count)  # j with j + shift < 0
+    start = min(max(shift, 0), last)
+    inside = max(min(count - before, last - start + 1), 0)
+    after = count - before - inside
+    if before == 0 and after == 0:
+        return values[start : start + inside]  # a view
+    return np.concatenate(
+        (np.full(before, values[0]), values[start : start + inside], np.full(after, values[-1]))
+    )
+
+
 def _supporting_points(directions, grid, indices):
     """δ_up on the grid, the maximising direction's point k(ε) at each ε, and every point.
 
@@ -219,19 +238,19 @@ def _supporting_points(directions, grid, indices):
     points = []
     deltas = alpha = log_alpha = tpr = None
     for d, k in zip(directions, indices, strict=True):
-        t_k, log_alpha_k = d.tpr[k], d.log_alpha[k]
+        t_k, log_alpha_k = _take(d.tpr, k), _take(d.log_alpha, k)
         with np.errstate(over="ignore"):
             values = t_k - np.exp(grid + log_alpha_k)  # Direction.delta at its points
-        alpha_k = d.alpha[k]
+        alpha_k = _take(d.alpha, k)
         points.append((t_k, alpha_k))
         if deltas is None:
-            deltas, alpha, log_alpha, tpr = values, alpha_k.copy(), log_alpha_k, t_k.copy()
+            deltas, alpha, log_alpha, tpr = values, alpha_k, log_alpha_k, t_k
             continue
         better = values > deltas
         deltas = np.where(better, values, deltas)
-        alpha[better] = alpha_k[better]
-        log_alpha[better] = log_alpha_k[better]
-        tpr[better] = t_k[better]
+        alpha = np.where(better, alpha_k, alpha)
+        log_alpha = np.where(better, log_alpha_k, log_alpha)
+        tpr = np.where(better, t_k, tpr)
     return deltas, alpha, log_alpha, tpr, points
 
 
@@ -267,13 +286,10 @@ def _lattice_grid(directions):
         return None  # not a dense common lattice (e.g. two atoms a hair apart)
     if top < 0:
         return np.zeros(1), [np.zeros(1, dtype=np.intp) for _ in directions]
-    steps = np.arange(top + 1)  # grid point j is the multiple top − j ≥ 0
-    grid = (top - steps) * spacing
-    # k_d at multiple m = t_d − m, clipped to [0, n_d]: t_d − top + j.
-    indices = [
-        np.clip(steps + (t - top), 0, d.losses.size) for t, d in zip(tops, directions, strict=True)
-    ]
-    return grid, indices
+    grid = np.arange(top, -1, -1, dtype=float)  # grid point j is the multiple top − j ≥ 0
+    grid *= spacing
+    # k_d at multiple m = t_d − m, clipped to [0, n_d]: t_d − top + j (see _take).
+    return grid, [(t - top, top + 1) for t in tops]
 
 
 @dataclass(frozen=True)
