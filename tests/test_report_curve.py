@@ -131,8 +131,23 @@ def test_lattice_and_rank_merges_agree_with_the_generic_merge():
             fast = _steep._merged_pair(*directions)
         assert fast is not None
         assert np.allclose(fast[0], grid, rtol=0, atol=1e-9)
-        for a, b in zip(fast[1], generic, strict=True):
-            assert np.array_equal(a, b)
+        for d, a, b in zip(directions, fast[1], generic, strict=True):
+            # The lattice gives (shift, count): k_j = clip(j + shift, 0, n); _take slices.
+            indices = (
+                a
+                if isinstance(a, np.ndarray)
+                else np.clip(np.arange(a[1]) + a[0], 0, d.losses.size)
+            )
+            assert np.array_equal(indices, b)
+            assert np.array_equal(_steep._take(d.tpr, a), d.tpr[b])
+
+
+@pytest.mark.parametrize("shift", [-7, -3, 0, 2, 5, 9, 14])
+@pytest.mark.parametrize("count", [0, 1, 4, 10, 20])
+def test_take_by_slices_is_fancy_indexing_of_the_clipped_range(shift, count):
+    values = np.arange(11.0) ** 2
+    expected = values[np.clip(np.arange(count) + shift, 0, values.size - 1)]
+    assert np.array_equal(_steep._take(values, (shift, count)), expected)
 
 
 def test_report_curve_is_close_to_the_accountants_tradeoff():
