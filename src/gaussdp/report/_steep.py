@@ -101,9 +101,9 @@ def direction(profile) -> Direction:
     losses = profile.losses
     first = int(np.searchsorted(losses, 0.0, side="left"))
     # tail_p[j] = Σ_{i ≥ j} P_i with a trailing 0; reversed, entry k sums the top k atoms.
-    tpr = profile.tail_p[first:][::-1].astype(float)
-    log_alpha = profile.log_tail_q[first:][::-1].astype(float)
-    descending = losses[first:][::-1].astype(float)
+    tpr = np.asarray(profile.tail_p[first:][::-1], dtype=float)  # views, not copies
+    log_alpha = np.asarray(profile.log_tail_q[first:][::-1], dtype=float)
+    descending = np.asarray(losses[first:][::-1], dtype=float)
     shift = float(profile.shift)
     tilted = (
         getattr(profile, "shift_below", 0.0) > 0.0 or getattr(profile, "shift_at_cut", 0.0) > 0.0
@@ -146,8 +146,9 @@ def _crossings(grid: np.ndarray, points: list[tuple[np.ndarray, np.ndarray]]):
     for i in range(len(points)):
         for j in range(i + 1, len(points)):
             (t1, a1), (t2, a2) = points[i], points[j]
+            gamma = t1[1:] - t2[1:]
             with np.errstate(divide="ignore", invalid="ignore"):
-                gamma = (t1[1:] - t2[1:]) / (a1[1:] - a2[1:])
+                np.divide(gamma, a1[1:] - a2[1:], out=gamma)
             near = np.flatnonzero(
                 (gamma > scale[1:] * (1.0 - 1e-9)) & (gamma < scale[:-1] * (1.0 + 1e-9))
             )
@@ -239,8 +240,10 @@ def _supporting_points(directions, grid, indices):
     deltas = alpha = log_alpha = tpr = None
     for d, k in zip(directions, indices, strict=True):
         t_k, log_alpha_k = _take(d.tpr, k), _take(d.log_alpha, k)
+        values = grid + log_alpha_k  # Direction.delta at its points, in place
         with np.errstate(over="ignore"):
-            values = t_k - np.exp(grid + log_alpha_k)  # Direction.delta at its points
+            np.exp(values, out=values)
+        np.subtract(t_k, values, out=values)
         alpha_k = _take(d.alpha, k)
         points.append((t_k, alpha_k))
         if deltas is None:

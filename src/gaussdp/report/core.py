@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -598,7 +598,26 @@ def _check_delta_tail(delta_tail) -> float:
 
 def _steep_of(accounting):
     directions = [_steep.direction(p) for p in _profiles(accounting, "upper")]
-    return directions, _steep.steep_curve(directions)
+    steep = _steep.steep_curve(directions)
+    # Beyond the hull, μ reads only the tests whose α underflows (_candidates): keep those.
+    return [_underflowing(d) for d in directions], steep
+
+
+def _underflowing(direction: _steep.Direction) -> _steep.Direction:
+    """The tests of a direction whose α is below :data:`_UNDERFLOW_ALPHA`, without losses.
+
+    All that :func:`fit` and :func:`why_infinite` read besides the hull; the
+    floor, slack and excess are kept. Frees the direction's full arrays
+    (millions of tests on long runs) once the hull is built.
+    """
+    tiny = direction.log_alpha < math.log(_UNDERFLOW_ALPHA)
+    return replace(
+        direction,
+        losses=np.empty(0),
+        alpha=direction.alpha[tiny],
+        log_alpha=direction.log_alpha[tiny],
+        tpr=direction.tpr[tiny],
+    )
 
 
 def _reaching(accounting, delta_tail: float):
