@@ -171,3 +171,36 @@ def test_laplace_report_is_the_closed_form_not_the_grid():
     assert r.mu == pytest.approx(16.16655, abs=1e-4)
     assert r.delta_tail == 0.0
     assert "closed form" in r.to_text() or "strict" in r.to_text()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_blockwise_mu_is_the_maximum_over_every_test(seed):
+    # _largest_mu prunes blocks of tests by a bound; it must return exactly what
+    # evaluating every test gives, even out of order and with a NaN among them.
+    from types import SimpleNamespace
+
+    from gaussdp.report.core import _largest_mu
+    from gaussdp.report.tight_mu import mu_of_tests
+
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(1, 5000))
+    log_alpha = np.sort(rng.uniform(-700.0, 0.0, size))
+    tpr = np.sort(rng.uniform(0.0, 1.0, size))
+    if seed % 2:  # out of order, as a nudged cut point can be
+        swap = rng.integers(0, size, 10)
+        log_alpha[swap] = log_alpha[swap[::-1]]
+    if seed == 3:
+        tpr[size // 2] = np.nan
+    steep = SimpleNamespace(alpha=np.exp(log_alpha), log_alpha=log_alpha, tpr=tpr)
+    tiny = np.sort(rng.uniform(-800.0, -700.0, 50))
+    direction = SimpleNamespace(
+        alpha=np.exp(tiny), log_alpha=tiny, tpr=np.sort(rng.uniform(0, 1, 50))
+    )
+    for delta in (1e-12, 1e-10, 1e-6):
+        everything = mu_of_tests(
+            np.concatenate((steep.alpha, direction.alpha)),
+            np.concatenate((log_alpha, tiny)),
+            np.concatenate((tpr, direction.tpr)),
+            delta,
+        )
+        assert _largest_mu(steep, [direction], delta) == np.max(everything)

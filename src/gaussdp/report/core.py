@@ -413,14 +413,12 @@ def _largest_mu(steep: _steep.SteepCurve, directions: list[_steep.Direction], de
     """max_j μ_j(δ) over the tests of :func:`_candidates`, evaluating few of them.
 
     μ(α, t), the smallest μ whose Ŝ_μ reaches t at α, is non-decreasing in t
-    and non-increasing in α (Ŝ_μ(α) increases in both μ and α). Each group of
-    tests (the hull's vertices, each direction's underflowing tests) has α
-    and t non-decreasing, so on a block of tests a…b, μ(α_a, t_b) bounds every
-    μ_j from above. Blocks whose bound is below the largest μ evaluated so far
-    (the first test of every block, less a margin for rounding) cannot hold
-    the maximum; the others are split into smaller blocks, and the tests of
-    the small blocks that remain are evaluated. The value is that of
-    evaluating every test.
+    and non-increasing in α (Ŝ_μ(α) increases in both μ and α), so on a block
+    of tests μ(min α, max t) bounds every μ_j from above. Blocks whose bound
+    is below the largest μ evaluated so far (the first test of every block,
+    less a margin for rounding) cannot hold the maximum; the others are split
+    into smaller blocks, and the tests of the small blocks that remain are
+    evaluated. The value is that of evaluating every test.
     """
     groups = [(steep.alpha, steep.log_alpha, steep.tpr)]
     limit = math.log(_UNDERFLOW_ALPHA)
@@ -434,11 +432,22 @@ def _largest_mu(steep: _steep.SteepCurve, directions: list[_steep.Direction], de
     for size in _BLOCKS:
         bounds = []
         for (alpha, log_alpha, tpr), first in zip(groups, starts, strict=True):
-            last = np.minimum(first + size - 1, alpha.size - 1)
             at_first = mu_of_tests(alpha[first], log_alpha[first], tpr[first], delta)
-            if at_first.size:
-                best = max(best, float(np.max(at_first)))
-            bounds.append(mu_of_tests(alpha[first], log_alpha[first], tpr[last], delta))
+            if at_first.size == 0:
+                bounds.append(at_first)
+                continue
+            best = max(best, float(np.max(at_first)))
+            # The smallest α and largest t of each block (blocks are runs of `size` tests
+            # from each start; reduced over, so that the bound needs no ordering at all).
+            runs = np.minimum(first[:, None] + np.arange(size)[None, :], alpha.size - 1)
+            bounds.append(
+                mu_of_tests(  # fmin/fmax: a NaN test (μ = −inf) does not hide the others
+                    np.fmin.reduce(alpha[runs], axis=1),
+                    np.fmin.reduce(log_alpha[runs], axis=1),
+                    np.fmax.reduce(tpr[runs], axis=1),
+                    delta,
+                )
+            )
         reach = best - 1e-9 * (1.0 + abs(best)) if math.isfinite(best) else best
         following = _BLOCKS[_BLOCKS.index(size) + 1] if size != _BLOCKS[-1] else 1
         for number, ((alpha, _, _), first, bound) in enumerate(
