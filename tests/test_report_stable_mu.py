@@ -179,7 +179,7 @@ def test_blockwise_mu_is_the_maximum_over_every_test(seed):
     # evaluating every test gives, even out of order and with a NaN among them.
     from types import SimpleNamespace
 
-    from gaussdp.report.core import _largest_mu
+    from gaussdp.report.core import _largest_mu, _test_groups
     from gaussdp.report.tight_mu import mu_of_tests
 
     rng = np.random.default_rng(seed)
@@ -203,4 +203,4 @@ def test_blockwise_mu_is_the_maximum_over_every_test(seed):
             np.concatenate((tpr, direction.tpr)),
             delta,
         )
-        assert _largest_mu(steep, [direction], delta) == np.max(everything)
+        assert _largest_mu(_test_groups(steep, [direction]), delta) == np.max(everything)

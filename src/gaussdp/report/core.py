@@ -405,62 +405,85 @@ def _candidates(steep: _steep.SteepCurve, directions: list[_steep.Direction]):
     return np.concatenate(alpha), np.concatenate(log_alpha), np.concatenate(tpr)
 
 
-#: Tests per block of :func:`_largest_mu`, coarse then fine (the first a multiple of the second).
-_BLOCKS = (1024, 16)
+#: Tests per block of :func:`_largest_mu`, fine and coarse (in fine blocks).
+_FINE_BLOCK = 16
+_COARSE_BLOCK = 64
 
 
-def _largest_mu(steep: _steep.SteepCurve, directions: list[_steep.Direction], delta: float):
+def _block_extremes(values: np.ndarray, size: int, reduce) -> np.ndarray:
+    """``reduce`` over consecutive blocks of ``size`` values (the last one padded)."""
+    padded = np.pad(values, (0, -values.size % size), mode="edge")
+    return reduce.reduce(padded.reshape(-1, size), axis=1)
+
+
+@dataclass(frozen=True)
+class _Tests:
+    """One group of tests (α, log α, t) with its blocks' smallest α and largest t.
+
+    Reduced with fmin/fmax, so that a NaN test (μ = −inf) hides no other.
+    """
+
+    alpha: np.ndarray
+    log_alpha: np.ndarray
+    tpr: np.ndarray
+    fine: tuple[np.ndarray, np.ndarray, np.ndarray]
+    coarse: tuple[np.ndarray, np.ndarray, np.ndarray]
+
+    @classmethod
+    def of(cls, alpha, log_alpha, tpr) -> _Tests:
+        fine = (
+            _block_extremes(alpha, _FINE_BLOCK, np.fmin),
+            _block_extremes(log_alpha, _FINE_BLOCK, np.fmin),
+            _block_extremes(tpr, _FINE_BLOCK, np.fmax),
+        )
+        coarse = (
+            _block_extremes(fine[0], _COARSE_BLOCK, np.fmin),
+            _block_extremes(fine[1], _COARSE_BLOCK, np.fmin),
+            _block_extremes(fine[2], _COARSE_BLOCK, np.fmax),
+        )
+        return cls(alpha, log_alpha, tpr, fine, coarse)
+
+
+def _test_groups(steep: _steep.SteepCurve, directions: list[_steep.Direction]) -> list[_Tests]:
+    """The tests of :func:`_candidates`, in groups (the hull, each direction's underflowing)."""
+    groups = [(steep.alpha, steep.log_alpha, steep.tpr)]
+    limit = math.log(_UNDERFLOW_ALPHA)
+    for d in directions:
+        tiny = d.log_alpha < limit
+        groups.append((d.alpha[tiny], d.log_alpha[tiny], d.tpr[tiny]))
+    return [_Tests.of(*group) for group in groups if group[0].size]
+
+
+def _largest_mu(groups: list[_Tests], delta: float) -> float:
     """max_j μ_j(δ) over the tests of :func:`_candidates`, evaluating few of them.
 
     μ(α, t), the smallest μ whose Ŝ_μ reaches t at α, is non-decreasing in t
     and non-increasing in α (Ŝ_μ(α) increases in both μ and α), so on a block
     of tests μ(min α, max t) bounds every μ_j from above. Blocks whose bound
-    is below the largest μ evaluated so far (the first test of every block,
-    less a margin for rounding) cannot hold the maximum; the others are split
-    into smaller blocks, and the tests of the small blocks that remain are
-    evaluated. The value is that of evaluating every test.
+    is below the largest μ evaluated so far (the first test of every fine
+    block, less a margin for rounding) cannot hold the maximum: coarse blocks
+    are discarded by their bound, then the fine blocks of those that remain,
+    and the tests of the fine blocks left are evaluated. The value is that
+    of evaluating every test.
     """
-    groups = [(steep.alpha, steep.log_alpha, steep.tpr)]
-    limit = math.log(_UNDERFLOW_ALPHA)
-    for d in directions:
-        tiny = d.log_alpha < limit
-        if np.any(tiny):
-            groups.append((d.alpha[tiny], d.log_alpha[tiny], d.tpr[tiny]))
-    groups = [group for group in groups if group[0].size]
-    starts = [np.arange(0, group[0].size, _BLOCKS[0]) for group in groups]
     best = -math.inf
-    for size in _BLOCKS:
-        bounds = []
-        for (alpha, log_alpha, tpr), first in zip(groups, starts, strict=True):
-            at_first = mu_of_tests(alpha[first], log_alpha[first], tpr[first], delta)
-            if at_first.size == 0:
-                bounds.append(at_first)
-                continue
-            best = max(best, float(np.max(at_first)))
-            # The smallest α and largest t of each block (blocks are runs of `size` tests
-            # from each start; reduced over, so that the bound needs no ordering at all).
-            runs = np.minimum(first[:, None] + np.arange(size)[None, :], alpha.size - 1)
-            bounds.append(
-                mu_of_tests(  # fmin/fmax: a NaN test (μ = −inf) does not hide the others
-                    np.fmin.reduce(alpha[runs], axis=1),
-                    np.fmin.reduce(log_alpha[runs], axis=1),
-                    np.fmax.reduce(tpr[runs], axis=1),
-                    delta,
-                )
-            )
-        reach = best - 1e-9 * (1.0 + abs(best)) if math.isfinite(best) else best
-        following = _BLOCKS[_BLOCKS.index(size) + 1] if size != _BLOCKS[-1] else 1
-        for number, ((alpha, _, _), first, bound) in enumerate(
-            zip(groups, starts, bounds, strict=True)
-        ):
-            kept = first[~(bound < reach)]  # NaN bounds are kept
-            inner = (kept[:, None] + np.arange(0, size, following)[None, :]).ravel()
-            starts[number] = inner[inner < alpha.size]
-    for (alpha, log_alpha, tpr), tests in zip(groups, starts, strict=True):
+    for group in groups:
+        first = np.arange(0, group.alpha.size, _FINE_BLOCK)
+        at_first = mu_of_tests(group.alpha[first], group.log_alpha[first], group.tpr[first], delta)
+        best = max(best, float(np.max(at_first)))
+    reach = best - 1e-9 * (1.0 + abs(best)) if math.isfinite(best) else best
+    for group in groups:
+        coarse = mu_of_tests(*group.coarse, delta)
+        kept = np.flatnonzero(~(coarse < reach))  # NaN bounds are kept
+        fine = (kept[:, None] * _COARSE_BLOCK + np.arange(_COARSE_BLOCK)[None, :]).ravel()
+        fine = fine[fine < group.fine[0].size]
+        bound = mu_of_tests(*(extreme[fine] for extreme in group.fine), delta)
+        fine = fine[~(bound < reach)]
+        tests = (fine[:, None] * _FINE_BLOCK + np.arange(_FINE_BLOCK)[None, :]).ravel()
+        tests = tests[tests < group.alpha.size]
         if tests.size:
-            best = max(
-                best, float(np.max(mu_of_tests(alpha[tests], log_alpha[tests], tpr[tests], delta)))
-            )
+            mus = mu_of_tests(group.alpha[tests], group.log_alpha[tests], group.tpr[tests], delta)
+            best = max(best, float(np.max(mus)))
     return best
 
 
@@ -472,19 +495,21 @@ def fit(steep: _steep.SteepCurve, directions: list[_steep.Direction], delta_tail
     :func:`_largest_mu`), so that f ≥ G_μ ⊗ f_{0,δ_tail} holds on the whole
     certified curve.
     """
-    if delta_tail < steep.floor:
-        raise InvalidParameterError(
-            f"delta_tail must be at least the accountant's numerical floor {steep.floor:.3g} "
-            f"(mass at infinite loss plus certified slack), got {delta_tail!r}"
-        )
-    return float(max(_largest_mu(steep, directions, delta_tail), 0.0))
+    return fit_many(steep, directions, [delta_tail])[delta_tail]
 
 
 def fit_many(
     steep: _steep.SteepCurve, directions: list[_steep.Direction], delta_tails: list[float]
 ) -> dict[float, float]:
-    """:func:`fit` at several δ_tail (increasing)."""
-    return {value: fit(steep, directions, value) for value in delta_tails}
+    """:func:`fit` at several δ_tail, the tests' blocks summarised once."""
+    for value in delta_tails:
+        if value < steep.floor:
+            raise InvalidParameterError(
+                f"delta_tail must be at least the accountant's numerical floor {steep.floor:.3g} "
+                f"(mass at infinite loss plus certified slack), got {value!r}"
+            )
+    groups = _test_groups(steep, directions)
+    return {value: float(max(_largest_mu(groups, value), 0.0)) for value in delta_tails}
 
 
 def why_infinite(
