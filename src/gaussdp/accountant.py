@@ -40,7 +40,7 @@ from gaussdp.pld import composition as pld_compose
 from gaussdp.pld.dominating_pairs import dominating_losses, is_identity
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, GridPLD, discretise
 from gaussdp.pld.guarantees import expand_group, simplify_leaves
-from gaussdp.pld.query import Profile, certify_tail_sums, profile_of
+from gaussdp.pld.query import Profile, certify_tail_sums, from_zero, profile_of
 from gaussdp.pld.tradeoffs import symmetric_curve
 
 __all__ = ["Accounting", "account"]
@@ -887,11 +887,12 @@ def _numerical(
             estimates,
         )
 
+    # The bounds read atoms at losses ≥ −h only (from_zero); tradeoff() reads all of them.
     def upper_profiles() -> tuple[Profile, ...]:
-        return tuple(profile_of(d) for d in distributions(PESSIMISTIC).values())
+        return tuple(profile_of(from_zero(d)) for d in distributions(PESSIMISTIC).values())
 
     def lower_profiles() -> tuple[Profile, ...]:
-        return tuple(profile_of(d) for d in distributions(OPTIMISTIC).values())
+        return tuple(profile_of(from_zero(d)) for d in distributions(OPTIMISTIC).values())
 
     method = _numerical_method(spacing, lower_spacing)
     return Accounting(

