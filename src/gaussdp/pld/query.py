@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from functools import cached_property
 
 import numpy as np
 
@@ -105,21 +104,35 @@ class Profile:
             return math.inf
         return monotone_root(excess, low, high, side="high", rtol=1e-13)
 
-    @cached_property
-    def _at_atoms(self) -> np.ndarray:
-        """δ at each atom λ_j, counting the atoms above it: S_P(j+1) − e^{λ_j} S_Q(j+1)."""
+    def _at_atom(self, j: int) -> float:
+        """δ at atom λ_j, counting the atoms above it: S_P(j+1) − e^{λ_j} S_Q(j+1), ≥ 0."""
         with np.errstate(over="ignore"):
-            at_atoms = self.tail_p[1:] - np.exp(self.losses + self.log_tail_q[1:])
-        return np.maximum(at_atoms, 0.0)
+            value = self.tail_p[j + 1] - np.exp(self.losses[j] + self.log_tail_q[j + 1])
+        return max(float(value), 0.0)
+
+    def _first_at_or_below(self, target: float) -> int:
+        """The first atom j with δ(λ_j) ≤ ``target`` (δ at the atoms is non-increasing).
+
+        A binary search evaluating δ at log₂ n atoms, step for step the one
+        ``np.searchsorted(-δ_at_atoms, -target)`` makes, without forming δ at
+        every atom.
+        """
+        low, high = 0, self.losses.size
+        while low < high:
+            middle = (low + high) // 2
+            if -self._at_atom(middle) < -target:
+                low = middle + 1
+            else:
+                high = middle
+        return low
 
     def _solve(self, delta: float) -> float:
         """The smallest ε ≥ 0 with S_P(ε) − e^ε S_Q(ε) + P(+∞) ≤ ``delta``."""
         target = delta - self.infinity_mass
         if target <= 0:
             return math.inf
-        at_atoms = self._at_atoms
-        # at_atoms is non-increasing; find the first atom where δ ≤ target.
-        j = int(np.searchsorted(-at_atoms, -target, side="left"))
+        # δ at the atoms is non-increasing; find the first atom where δ ≤ target.
+        j = self._first_at_or_below(target)
         if j >= self.losses.size:  # only possible with no atoms
             return 0.0
         sp, log_sq = float(self.tail_p[j]), float(self.log_tail_q[j])
