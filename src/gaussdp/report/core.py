@@ -411,9 +411,12 @@ _COARSE_BLOCK = 64
 
 
 def _block_extremes(values: np.ndarray, size: int, reduce) -> np.ndarray:
-    """``reduce`` over consecutive blocks of ``size`` values (the last one padded)."""
-    padded = np.pad(values, (0, -values.size % size), mode="edge")
-    return reduce.reduce(padded.reshape(-1, size), axis=1)
+    """``reduce`` over consecutive blocks of ``size`` values (the last one shorter)."""
+    whole = values.size - values.size % size
+    extremes = reduce.reduce(values[:whole].reshape(-1, size), axis=1)
+    if whole < values.size:
+        extremes = np.append(extremes, reduce.reduce(values[whole:]))
+    return extremes
 
 
 @dataclass(frozen=True)
@@ -466,19 +469,30 @@ def _largest_mu(groups: list[_Tests], delta: float) -> float:
     and the tests of the fine blocks left are evaluated. The value is that
     of evaluating every test.
     """
-    best = -math.inf
-    for group in groups:
-        first = np.arange(0, group.alpha.size, _FINE_BLOCK)
-        at_first = mu_of_tests(group.alpha[first], group.log_alpha[first], group.tpr[first], delta)
-        best = max(best, float(np.max(at_first)))
-    reach = best - 1e-9 * (1.0 + abs(best)) if math.isfinite(best) else best
-    for group in groups:
-        coarse = mu_of_tests(*group.coarse, delta)
-        kept = np.flatnonzero(~(coarse < reach))  # NaN bounds are kept
-        fine = (kept[:, None] * _COARSE_BLOCK + np.arange(_COARSE_BLOCK)[None, :]).ravel()
+
+    def first_tests(group: _Tests, blocks: np.ndarray, size: int) -> float:
+        first = blocks * size
+        mus = mu_of_tests(group.alpha[first], group.log_alpha[first], group.tpr[first], delta)
+        return float(np.max(mus)) if mus.size else -math.inf
+
+    def reach(best: float) -> float:
+        return best - 1e-9 * (1.0 + abs(best)) if math.isfinite(best) else best
+
+    coarse_size = _COARSE_BLOCK * _FINE_BLOCK
+    kept_coarse = [np.arange(group.coarse[0].size) for group in groups]
+    best = max(first_tests(g, k, coarse_size) for g, k in zip(groups, kept_coarse, strict=True))
+    for number, group in enumerate(groups):
+        bound = mu_of_tests(*group.coarse, delta)
+        kept_coarse[number] = np.flatnonzero(~(bound < reach(best)))  # NaN bounds are kept
+    kept_fine = []
+    for group, coarse in zip(groups, kept_coarse, strict=True):
+        fine = (coarse[:, None] * _COARSE_BLOCK + np.arange(_COARSE_BLOCK)[None, :]).ravel()
         fine = fine[fine < group.fine[0].size]
+        best = max(best, first_tests(group, fine, _FINE_BLOCK))
+        kept_fine.append(fine)
+    for group, fine in zip(groups, kept_fine, strict=True):
         bound = mu_of_tests(*(extreme[fine] for extreme in group.fine), delta)
-        fine = fine[~(bound < reach)]
+        fine = fine[~(bound < reach(best))]
         tests = (fine[:, None] * _FINE_BLOCK + np.arange(_FINE_BLOCK)[None, :]).ravel()
         tests = tests[tests < group.alpha.size]
         if tests.size:
