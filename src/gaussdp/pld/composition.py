@@ -93,17 +93,15 @@ def window_tail(times: int) -> float:
 def plain_plan(items: list[tuple[GridPLD, int]]) -> tuple[CompositionPlan, float]:
     """The window and the trim level of a composition computed without tilting.
 
-    Pessimistic: both ends at :func:`window_tail` (mass above the window is
-    carried as slack, mass below it only moves up), and trimmed there.
-    Optimistic: the lower end at :func:`window_tail` (its wrap-around is
-    carried), the upper end and the trim at :data:`DEFAULT_TAIL`, because
-    the mass beyond them is moved down, which the lower bounds' far tails
-    would lose.
+    Both ends at :func:`window_tail`, and trimmed there. Pessimistic: mass
+    above the window is carried as slack, mass below it only moves up.
+    Optimistic: the wrap-around from below is carried, and mass above the
+    window moves down, which lowers every lower-bound δ by at most the tail:
+    a thousandth of the allowance those δ's already give up (where the
+    computed δ is below the allowance the lower bound is 0 anyway).
     """
     tail = window_tail(sum(count for _, count in items))
-    if items[0][0].is_pessimistic:
-        return plan_composition(items, tail), tail
-    return plan_composition(items, tail, DEFAULT_TAIL), DEFAULT_TAIL
+    return plan_composition(items, tail), tail
 
 
 def _check_compatible(first: GridPLD, second: GridPLD) -> None:
