@@ -168,3 +168,33 @@ def test_tilted_rows_agree_with_the_plain_composition(direction):
             assert tilted_profile.delta(epsilon) == pytest.approx(
                 plain_profile.delta(epsilon), rel=1e-4
             )
+
+
+def test_plain_windows_cut_at_the_window_tail_keep_the_bounds():
+    # plain_plan cuts both window ends where a thousandth of the rounding allowance
+    # lies beyond: the bounds still bracket the closed form, and the floor (what every
+    # upper δ carries) grows by at most that share of the allowance.
+    from gaussdp.pld.composition import (
+        plain_plan,
+        plan_composition,
+        rounding_allowance,
+        window_tail,
+    )
+
+    steps = 400
+    for kind in ("pessimistic", "optimistic"):
+        single = discretise(GaussianLoss(0.05), 1e-3, kind, 1e-30)
+        plan, tail = plain_plan([(single, steps)])
+        assert tail == window_tail(steps) > 1e-30
+        assert plan.length < plan_composition([(single, steps)]).length  # cut at 1e-30
+        composed = compose_many([(single, steps)], tail, plan=plan)
+        profile = profile_of(composed)
+        for epsilon in (0.5, 2.0, 4.0, 6.0):
+            exact = float(gdp.delta(1.0, epsilon))
+            if kind == "pessimistic":
+                assert exact <= profile.delta(epsilon) <= exact * 1.01 + 1e-11
+            else:
+                assert profile.delta(epsilon) <= exact
+        if kind == "pessimistic":
+            allowance = rounding_allowance(plan.length, steps)
+            assert composed.slack + composed.infinity_mass <= allowance * (1 + 3e-3)
