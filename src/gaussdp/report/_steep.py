@@ -128,35 +128,28 @@ def direction(profile) -> Direction:
     )
 
 
-def _crossings(grid: np.ndarray, points: list[tuple[np.ndarray, np.ndarray]]):
+def _crossings(grid: np.ndarray, first, second) -> np.ndarray:
     """ε in (grid[i+1], grid[i]) where two directions' δ_d cross (bridge slopes).
 
     On such an interval every δ_d(ε) = t_d − e^ε α_d with the points k_d(ε)
-    of its lower end (``points``: each direction's (t, α) at every grid
-    point), so a crossing has e^ε = (t_1 − t_2)/(α_1 − α_2). Candidates are
-    picked by comparing that ratio with e^ε at both ends (with a margin), and
-    the exact test ε ∈ (grid[i+1], grid[i]) is made on them alone.
+    of its lower end (``first``, ``second``: each direction's (t, α) at every
+    grid point), so a crossing has e^ε = (t_1 − t_2)/(α_1 − α_2). Candidates
+    are picked by comparing that ratio with e^ε at both ends (with a margin),
+    and the exact test ε ∈ (grid[i+1], grid[i]) is made on them alone.
     """
-    if len(points) < 2 or grid.size < 2:
+    if grid.size < 2:
         return np.empty(0)
-    low, high = grid[1:], grid[:-1]
+    (t1, a1), (t2, a2) = first, second
     with np.errstate(over="ignore"):
         scale = np.exp(grid)
-    found = []
-    for i in range(len(points)):
-        for j in range(i + 1, len(points)):
-            (t1, a1), (t2, a2) = points[i], points[j]
-            gamma = t1[1:] - t2[1:]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                np.divide(gamma, a1[1:] - a2[1:], out=gamma)
-            near = np.flatnonzero(
-                (gamma > scale[1:] * (1.0 - 1e-9)) & (gamma < scale[:-1] * (1.0 + 1e-9))
-            )
-            with np.errstate(divide="ignore", invalid="ignore"):
-                eps = np.log(gamma[near])
-            inside = (eps > low[near]) & (eps < high[near])
-            found.append(eps[inside])
-    return np.concatenate(found)
+    gamma = t1[1:] - t2[1:]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.divide(gamma, a1[1:] - a2[1:], out=gamma)
+    near = np.flatnonzero((gamma > scale[1:] * (1.0 - 1e-9)) & (gamma < scale[:-1] * (1.0 + 1e-9)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eps = np.log(gamma[near])
+    inside = (eps > grid[1:][near]) & (eps < grid[:-1][near])
+    return eps[inside]
 
 
 def _merge_descending(arrays: list[np.ndarray]) -> np.ndarray:
@@ -230,31 +223,52 @@ def _take(values: np.ndarray, where) -> np.ndarray:
     )
 
 
-def _supporting_points(directions, grid, indices):
-    """δ_up on the grid, the maximising direction's point k(ε) at each ε, and every point.
+#: Grid points per chunk of :func:`_supporting_points` (bounds its temporary arrays).
+_CHUNK = 1 << 20
 
-    The last item holds each direction's (t, α) at its k(ε) on the whole grid
-    (for :func:`_crossings`).
+
+def _supporting_points(directions, grid, indices):
+    """δ_up on the grid, the maximising direction's point k(ε) at each ε, and the crossings.
+
+    Computed a chunk of the grid at a time (each direction's points on it,
+    and the bridges of every pair of directions between its ε's), so that
+    only the four results are held at the grid's full size.
     """
-    points = []
-    deltas = alpha = log_alpha = tpr = None
-    for d, k in zip(directions, indices, strict=True):
-        t_k, log_alpha_k = _take(d.tpr, k), _take(d.log_alpha, k)
-        values = grid + log_alpha_k  # Direction.delta at its points, in place
-        with np.errstate(over="ignore"):
-            np.exp(values, out=values)
-        np.subtract(t_k, values, out=values)
-        alpha_k = _take(d.alpha, k)
-        points.append((t_k, alpha_k))
-        if deltas is None:
-            deltas, alpha, log_alpha, tpr = values, alpha_k, log_alpha_k, t_k
-            continue
-        better = values > deltas
-        deltas = np.where(better, values, deltas)
-        alpha = np.where(better, alpha_k, alpha)
-        log_alpha = np.where(better, log_alpha_k, log_alpha)
-        tpr = np.where(better, t_k, tpr)
-    return deltas, alpha, log_alpha, tpr, points
+    size = grid.size
+    deltas, alpha, log_alpha, tpr = (np.empty(size) for _ in range(4))
+    pairs = [(i, j) for i in range(len(directions)) for j in range(i + 1, len(directions))]
+    found: dict[tuple[int, int], list[np.ndarray]] = {pair: [] for pair in pairs}
+    for start in range(0, size, _CHUNK):
+        stop = min(start + _CHUNK, size)
+        reach = min(stop + 1, size)  # one point more: the lower end of the chunk's last interval
+        part = grid[start:reach]
+        count = stop - start
+        points = []
+        for number, (d, k) in enumerate(zip(directions, indices, strict=True)):
+            where = k[start:reach] if isinstance(k, np.ndarray) else (k[0] + start, reach - start)
+            t_k, log_alpha_k, alpha_k = (
+                _take(d.tpr, where),
+                _take(d.log_alpha, where),
+                _take(d.alpha, where),
+            )
+            values = part + log_alpha_k  # Direction.delta at its points, in place
+            with np.errstate(over="ignore"):
+                np.exp(values, out=values)
+            np.subtract(t_k, values, out=values)
+            points.append((t_k, alpha_k))
+            outputs = (deltas, alpha, log_alpha, tpr)
+            inputs = (values, alpha_k, log_alpha_k, t_k)
+            if number == 0:
+                for output, value in zip(outputs, inputs, strict=True):
+                    output[start:stop] = value[:count]
+                continue
+            better = values[:count] > deltas[start:stop]
+            for output, value in zip(outputs, inputs, strict=True):
+                np.copyto(output[start:stop], value[:count], where=better)
+        for i, j in pairs:
+            found[i, j].append(_crossings(part, points[i], points[j]))
+    crossings = [np.concatenate(found[pair]) for pair in pairs]
+    return deltas, alpha, log_alpha, tpr, np.concatenate(crossings) if crossings else np.empty(0)
 
 
 def _lattice_grid(directions):
@@ -365,10 +379,8 @@ def steep_curve(directions: list[Direction]) -> SteepCurve:
         indices = [d.index(grid) for d in directions]
     else:
         grid, indices = merged
-    deltas, alpha, log_alpha, tpr, points = _supporting_points(directions, grid, indices)
+    deltas, alpha, log_alpha, tpr, crossings = _supporting_points(directions, grid, indices)
     advantage = float(np.clip(deltas[-1], 0.0, 1.0))  # δ_up(0): grid ends at ε = 0
-    crossings = _crossings(grid, points)
-    del points
     if crossings.size:
         # Bridge slopes: both ends of each bridge are vertices (the directions tie
         # there), so every direction within rounding of the maximum contributes its
@@ -400,13 +412,18 @@ def steep_curve(directions: list[Direction]) -> SteepCurve:
     alpha = np.concatenate(([0.0], alpha))
     log_alpha = np.concatenate(([-math.inf], log_alpha))
     tpr = np.concatenate(([start_t], tpr))
-    if np.any(np.diff(alpha) < 0.0):  # only by rounding at near-ties of two directions
+    if np.any(alpha[1:] < alpha[:-1]):  # only by rounding at near-ties of two directions
         order = np.lexsort((tpr, alpha))
         alpha, log_alpha, tpr = alpha[order], log_alpha[order], tpr[order]
-    # Keep the last of repeated vertices, and t non-decreasing.
+    # Keep the last of repeated vertices, and t non-decreasing (one array at a time).
     keep = np.ones(alpha.size, dtype=bool)
     keep[:-1] = (alpha[1:] != alpha[:-1]) | (log_alpha[1:] != log_alpha[:-1])
-    alpha, log_alpha, tpr = alpha[keep], log_alpha[keep], np.maximum.accumulate(tpr[keep])
+    if not np.all(keep):
+        alpha = alpha[keep]
+        log_alpha = log_alpha[keep]
+        tpr = tpr[keep]
+    del keep
+    np.maximum.accumulate(tpr, out=tpr)
     alpha, log_alpha, tpr, deltas, advantage, log_cut = _capped_at_one(
         alpha, log_alpha, tpr, grid, deltas, advantage
     )
@@ -445,10 +462,11 @@ def _capped_at_one(alpha, log_alpha, tpr, grid, deltas, advantage):
     # The segment's slope e^{ε_s} = (t1 − t0)/(α1 − α0); slopes below it now support at α'.
     run = la1 if math.isinf(la0) else la1 + math.log1p(-math.exp(la0 - la1))
     log_slope = math.log(t1 - t0) - run
+    below = np.flatnonzero(grid < log_slope)
     with np.errstate(over="ignore"):
-        capped = 1.0 - np.exp(grid + log_cross)
-    below = grid < log_slope
-    deltas = np.where(below, np.minimum(deltas, capped), deltas)
+        capped = 1.0 - np.exp(grid[below] + log_cross)
+    deltas[below] = np.minimum(deltas[below], capped)  # in place: steep_curve's own array
+    del below, capped
     if log_slope > 0.0:  # ε = 0 is below the segment's slope: the advantage is capped too
         advantage = float(np.clip(min(advantage, 1.0 - math.exp(log_cross)), 0.0, 1.0))
     alpha = np.append(alpha[:k], math.exp(log_cross))
