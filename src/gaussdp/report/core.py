@@ -405,15 +405,18 @@ def _candidates(steep: _steep.SteepCurve, directions: list[_steep.Direction]):
     return np.concatenate(alpha), np.concatenate(log_alpha), np.concatenate(tpr)
 
 
-#: Tests per block of :func:`_largest_mu`, fine and coarse (in fine blocks).
-_FINE_BLOCK = 16
-_COARSE_BLOCK = 64
+#: Tests per block of :func:`_largest_mu`, from the coarsest (each a multiple of the next).
+_BLOCKS = (1024, 16, 4)
+#: The level whose blocks' first tests are evaluated to raise the known maximum.
+_SAMPLED_BLOCK = 16
 
 
 def _block_extremes(values: np.ndarray, size: int, reduce) -> np.ndarray:
     """``reduce`` over consecutive blocks of ``size`` values (the last one shorter)."""
     whole = values.size - values.size % size
-    extremes = reduce.reduce(values[:whole].reshape(-1, size), axis=1)
+    extremes = values[0:whole:size].copy()
+    for offset in range(1, size):  # strided passes: a reduce along short rows is slow
+        reduce(extremes, values[offset:whole:size], out=extremes)
     if whole < values.size:
         extremes = np.append(extremes, reduce.reduce(values[whole:]))
     return extremes
@@ -423,28 +426,30 @@ def _block_extremes(values: np.ndarray, size: int, reduce) -> np.ndarray:
 class _Tests:
     """One group of tests (α, log α, t) with its blocks' smallest α and largest t.
 
-    Reduced with fmin/fmax, so that a NaN test (μ = −inf) hides no other.
+    ``levels[i]`` holds (min α, min log α, max t) of the blocks of
+    ``_BLOCKS[i]`` tests, each level reduced from the next finer one (fmin,
+    fmax: a NaN test, whose μ is −inf, hides no other).
     """
 
     alpha: np.ndarray
     log_alpha: np.ndarray
     tpr: np.ndarray
-    fine: tuple[np.ndarray, np.ndarray, np.ndarray]
-    coarse: tuple[np.ndarray, np.ndarray, np.ndarray]
+    levels: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...]
 
     @classmethod
     def of(cls, alpha, log_alpha, tpr) -> _Tests:
-        fine = (
-            _block_extremes(alpha, _FINE_BLOCK, np.fmin),
-            _block_extremes(log_alpha, _FINE_BLOCK, np.fmin),
-            _block_extremes(tpr, _FINE_BLOCK, np.fmax),
-        )
-        coarse = (
-            _block_extremes(fine[0], _COARSE_BLOCK, np.fmin),
-            _block_extremes(fine[1], _COARSE_BLOCK, np.fmin),
-            _block_extremes(fine[2], _COARSE_BLOCK, np.fmax),
-        )
-        return cls(alpha, log_alpha, tpr, fine, coarse)
+        levels = []
+        current, size = (alpha, log_alpha, tpr), 1
+        for block in reversed(_BLOCKS):
+            factor = block // size
+            current = (
+                _block_extremes(current[0], factor, np.fmin),
+                _block_extremes(current[1], factor, np.fmin),
+                _block_extremes(current[2], factor, np.fmax),
+            )
+            levels.append(current)
+            size = block
+        return cls(alpha, log_alpha, tpr, tuple(reversed(levels)))
 
 
 def _test_groups(steep: _steep.SteepCurve, directions: list[_steep.Direction]) -> list[_Tests]:
@@ -463,10 +468,11 @@ def _largest_mu(groups: list[_Tests], delta: float) -> float:
     μ(α, t), the smallest μ whose Ŝ_μ reaches t at α, is non-decreasing in t
     and non-increasing in α (Ŝ_μ(α) increases in both μ and α), so on a block
     of tests μ(min α, max t) bounds every μ_j from above. Blocks whose bound
-    is below the largest μ evaluated so far (the first test of every fine
-    block, less a margin for rounding) cannot hold the maximum: coarse blocks
-    are discarded by their bound, then the fine blocks of those that remain,
-    and the tests of the fine blocks left are evaluated. The value is that
+    is below the largest μ evaluated so far (less a margin for rounding)
+    cannot hold the maximum: from the coarsest blocks down, those that remain
+    are split into the next finer ones, and the tests of the finest blocks
+    left are evaluated. The maximum known is raised on the way by the first
+    test of every remaining block of :data:`_SAMPLED_BLOCK`. The value is that
     of evaluating every test.
     """
 
@@ -478,23 +484,21 @@ def _largest_mu(groups: list[_Tests], delta: float) -> float:
     def reach(best: float) -> float:
         return best - 1e-9 * (1.0 + abs(best)) if math.isfinite(best) else best
 
-    coarse_size = _COARSE_BLOCK * _FINE_BLOCK
-    kept_coarse = [np.arange(group.coarse[0].size) for group in groups]
-    best = max(first_tests(g, k, coarse_size) for g, k in zip(groups, kept_coarse, strict=True))
-    for number, group in enumerate(groups):
-        bound = mu_of_tests(*group.coarse, delta)
-        kept_coarse[number] = np.flatnonzero(~(bound < reach(best)))  # NaN bounds are kept
-    kept_fine = []
-    for group, coarse in zip(groups, kept_coarse, strict=True):
-        fine = (coarse[:, None] * _COARSE_BLOCK + np.arange(_COARSE_BLOCK)[None, :]).ravel()
-        fine = fine[fine < group.fine[0].size]
-        best = max(best, first_tests(group, fine, _FINE_BLOCK))
-        kept_fine.append(fine)
-    for group, fine in zip(groups, kept_fine, strict=True):
-        bound = mu_of_tests(*(extreme[fine] for extreme in group.fine), delta)
-        fine = fine[~(bound < reach(best))]
-        tests = (fine[:, None] * _FINE_BLOCK + np.arange(_FINE_BLOCK)[None, :]).ravel()
-        tests = tests[tests < group.alpha.size]
+    kept = [np.arange(group.levels[0][0].size) for group in groups]
+    best = max(first_tests(g, k, _BLOCKS[0]) for g, k in zip(groups, kept, strict=True))
+    for level, size in enumerate(_BLOCKS):
+        if size == _SAMPLED_BLOCK:
+            for group, blocks in zip(groups, kept, strict=True):
+                best = max(best, first_tests(group, blocks, size))
+        for number, group in enumerate(groups):
+            blocks = kept[number]
+            bound = mu_of_tests(*(extreme[blocks] for extreme in group.levels[level]), delta)
+            blocks = blocks[~(bound < reach(best))]  # NaN bounds are kept
+            finer = _BLOCKS[level + 1] if level + 1 < len(_BLOCKS) else 1
+            children = (blocks[:, None] * (size // finer) + np.arange(size // finer)).ravel()
+            limit = group.levels[level + 1][0].size if finer > 1 else group.alpha.size
+            kept[number] = children[children < limit]
+    for group, tests in zip(groups, kept, strict=True):
         if tests.size:
             mus = mu_of_tests(group.alpha[tests], group.log_alpha[tests], group.tpr[tests], delta)
             best = max(best, float(np.max(mus)))
