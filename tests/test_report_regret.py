@@ -227,3 +227,19 @@ def test_bad_input():
         regret(curves.identity(), -1.0)
     with pytest.raises(ValueError, match="delta must be in"):
         regret(curves.identity(), 1.0, delta=1.0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_profile_regret_skipping_large_epsilons_is_the_full_maximum(seed):
+    # profile_regret skips ε's whose distance cannot reach one already known; on long
+    # grids (δ_f a hair below 0 by rounding included) it must equal the plain formula.
+    rng = np.random.default_rng(seed)
+    mu = float(rng.uniform(0.3, 3.0))
+    eps = np.sort(rng.uniform(0.0, 30.0, 20_000))[::-1]
+    target_mu = np.maximum(
+        special.ndtr(0.5 * mu - eps / mu) - np.exp(eps + special.log_ndtr(-(eps / mu + 0.5 * mu))),
+        0.0,
+    )
+    values = target_mu * rng.uniform(0.9, 1.0, eps.size) - rng.uniform(0.0, 1e-16, eps.size)
+    full = max(float(np.max((target_mu - values) / (1.0 + np.exp(eps)))), 0.0)
+    assert profile_regret(eps, values, mu) == full

@@ -67,6 +67,32 @@ def test_rows_with_step_reuse_equal_single_calls(reference_rows):
         assert row["epsilon_lower"] <= upper and lower <= row["epsilon_upper"]
 
 
+def test_a_failing_shared_computation_leaves_its_points_to_single_calls(
+    reference_rows, monkeypatch
+):
+    # The steps' shared transforms fail after the first T: the points already yielded
+    # keep their (reused) rows, the others are accounted one by one, exactly.
+    from gaussdp.sweeps import run as sweep_run
+
+    real = sweep_run.account_steps
+
+    def failing(*args, **kwargs):
+        results = real(*args, **kwargs)
+        yield next(results)
+        raise MemoryError("the shared transform did not fit")
+
+    monkeypatch.setattr(sweep_run, "account_steps", failing)
+    rows = sweep(GRID, workers=1)
+    assert all(r["error"] is None for r in rows)
+    by_key = {(r["point"], r["delta"]): r for r in rows}
+    for point, _sigma, steps, delta, lower, upper in reference_rows:
+        row = by_key[point, delta]
+        if steps == 100:  # from the shared computation: within its rounding
+            assert _close(row["epsilon_upper"], upper, 1e-7)
+        else:  # after the failure: single account() calls
+            assert (row["epsilon_lower"], row["epsilon_upper"]) == (lower, upper)
+
+
 def test_two_local_workers_give_the_same_rows(reference_rows):
     serial = sweep(GRID, workers=1)
     parallel = sweep(GRID, workers=2)

@@ -441,12 +441,14 @@ def _compose_all(
     spacing: float,
     kind: str,
     progress: Callable[[str], None] | None,
-    delta_floor: float | None = None,
-    floor_required: bool = False,
-    estimate: Callable[[float, int], int] | None = None,
+    delta_floor: float | None,
+    floor_required: bool,
+    estimate: Callable[[float, int], int],
 ) -> dict[str, GridPLD]:
     """Discretise every mechanism and compose them all in the Fourier domain, per direction.
 
+    ``estimate(spacing, index)`` is the composed length of direction
+    ``index`` planned on a coarse grid (:func:`_composed_length_estimate`).
     The pessimistic compositions keep their floor at most ``delta_floor``
     (computing them exponentially tilted where the plain rounding allowance
     is larger, :func:`gaussdp.pld.composition.needs_tilt`). Where memory
@@ -471,11 +473,6 @@ def _compose_all(
         if kind == OPTIMISTIC or pld_compose.needs_tilt(length, total_count, floor):
             return 2
         return 1
-
-    if estimate is None:
-
-        def estimate(grid: float, index: int) -> int:
-            return _composed_length_estimate(losses, counts, grid, index)
 
     for index in range(len(DIRECTIONS)):
         length = estimate(spacing, index)

@@ -59,6 +59,7 @@ from typing import Any
 
 import numpy as np
 
+from gaussdp import accountant as acc_module
 from gaussdp import gdp
 from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError, check_real
@@ -702,9 +703,7 @@ def _mu_rows(mu_for, delta_tail: float, floor: float, mu_tail) -> tuple[MuRow, .
 
 def _laplace_epsilon(mechanism, neighbouring) -> float | None:
     """ε of a description that is one Laplace mechanism (after flattening), else None."""
-    from gaussdp.accountant import _flatten
-
-    leaves = _flatten(mechanism, neighbouring)
+    leaves = acc_module._flatten(mechanism, neighbouring)
     if len(leaves) != 1:
         return None
     leaf, count = next(iter(leaves.items()))
@@ -718,8 +717,6 @@ def from_accounting(
     accounting, *, deltas=DEFAULT_DELTAS, delta_tail=None, title: str | None = None
 ) -> Report:
     """The report of an :class:`~gaussdp.accountant.Accounting` (see :func:`report`)."""
-    from gaussdp import accountant as acc_module
-
     deltas = _check_deltas(deltas)
     if delta_tail is not None:
         delta_tail = _check_delta_tail(delta_tail)
@@ -913,9 +910,7 @@ def report(
     >>> round(r.mu, 2), round(r.regret, 4), r.delta_tail, r.tier, round(r.mu_tail, 2)
     (1.57, 0.0011, 1e-10, 1, 4.76)
     """
-    from gaussdp.accountant import Accounting, account
-
-    if isinstance(mechanism, Accounting):
+    if isinstance(mechanism, acc_module.Accounting):
         given = {
             "neighbouring": neighbouring,
             "accuracy": accuracy,
@@ -934,5 +929,5 @@ def report(
     options = {"neighbouring": neighbouring, "grid_spacing": grid_spacing, "progress": progress}
     if accuracy is not None:
         options["accuracy"] = accuracy
-    accounting = account(mechanism, **options)
+    accounting = acc_module.account(mechanism, **options)
     return from_accounting(accounting, deltas=deltas, delta_tail=delta_tail, title=title)

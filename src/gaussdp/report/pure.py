@@ -37,6 +37,7 @@ from scipy import special
 
 from gaussdp import gdp
 from gaussdp import mechanisms as m
+from gaussdp.accountant import _flatten
 from gaussdp.report.regret import ROUNDING_MARGIN
 
 __all__ = ["laplace_mu", "pure_dp_groups", "pure_dp_mu", "pure_dp_regret"]
@@ -59,8 +60,6 @@ def pure_dp_groups(mechanism, neighbouring) -> dict[float, int] | None:
     Uses the accountant's own flattening (Repeated, Composition, groups
     expanded; ε = 0 pieces dropped), so the groups are what it composed.
     """
-    from gaussdp.accountant import _flatten
-
     leaves = _flatten(mechanism, neighbouring)
     if not leaves or not all(isinstance(leaf, (m.PureDP, m.RandomizedResponse)) for leaf in leaves):
         return None

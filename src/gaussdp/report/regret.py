@@ -208,11 +208,12 @@ def profile_regret(epsilons, deltas, mu: float, delta: float = 0.0) -> float:
     eps = np.asarray(epsilons, dtype=float)
     values = np.asarray(deltas, dtype=float)
     if eps.size > 4096:
-        # κ(ε) ≤ 1/(1 + e^ε) (target ≤ 1, δ_f ≥ 0): once some κ is known, larger ε's
-        # cannot hold the maximum and are skipped (the value is unchanged).
+        # κ(ε) ≤ (1 − min δ_f)/(1 + e^ε) (target ≤ 1; δ_f ≥ 0 up to rounding): once some
+        # κ is known, larger ε's cannot hold the maximum and are skipped (same value).
         known = profile_regret(eps[::1024], values[::1024], mu, delta)
         if known > 0.0:
-            reach = math.log(max(1.0 / (known * (1.0 - 1e-9)) - 1.0, 1e-300)) + 1e-9
+            most = 1.0 - min(float(np.min(values)), 0.0)
+            reach = math.log(max(most / (known * (1.0 - 1e-9)) - 1.0, 1e-300)) + 1e-9
             kept = eps <= reach
             eps, values = eps[kept], values[kept]
     if math.isinf(mu):

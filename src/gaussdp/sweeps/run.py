@@ -117,16 +117,17 @@ def iter_task(task: Task) -> Iterator[tuple[int, list[dict[str, Any]]]]:
             (leaf, relation), steps = step_key(pipeline)
             by_steps.setdefault(steps, []).append((point, pipeline))
         described = {steps: members[0][1].mechanism for steps, members in by_steps.items()}
-        try:
-            results = account_steps(
-                leaf, relation, described, outputs.accuracy, bounds_only=not outputs.report
-            )
-            for steps, result in results:
-                for point, _ in by_steps[steps]:
-                    yield point, _evaluate(lambda result=result: result, outputs)
-                    finished.add(point)
-        except Exception:  # the points left are accounted one by one below
-            pass
+        results = account_steps(leaf, relation, described, outputs.accuracy, bounds_only=True)
+        while True:
+            # Only the shared computation is guarded (not the yield, where the consumer's
+            # own errors arrive): if it fails, the points left are accounted one by one.
+            try:
+                steps, result = next(results)
+            except Exception:  # StopIteration (done) or a failure
+                break
+            for point, _ in by_steps[steps]:
+                yield point, _evaluate(lambda result=result: result, outputs)
+                finished.add(point)
     for point, pipeline in task.points:
         if point not in finished:
             yield (
