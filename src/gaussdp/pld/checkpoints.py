@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import fft
+from scipy.fft import next_fast_len
 
 from gaussdp._validation import InvalidParameterError
 from gaussdp.pld import composition as _composition
@@ -60,7 +60,7 @@ class _Transform:
             if pld.is_pessimistic
             else np.vstack([pld.p_masses, pld.tilted_q_masses])
         )
-        transformed = fft.rfft(rows, length, axis=-1, workers=_composition._WORKERS)
+        transformed = np.fft.rfft(rows, length, axis=-1)
         with np.errstate(divide="ignore"):
             log_magnitude = np.log(np.abs(transformed))
         reach = np.maximum.accumulate(log_magnitude[:, ::-1], axis=1)[:, ::-1]
@@ -79,9 +79,7 @@ class _Transform:
             transformed[row, :stop][alive] = np.exp(
                 scaled[alive] + 1j * (times * self.angle[row, :stop][alive])
             )
-        return fft.irfft(
-            transformed, self.length, axis=-1, workers=_composition._WORKERS, overwrite_x=True
-        )
+        return np.fft.irfft(transformed, self.length, axis=-1)
 
 
 def _one_checkpoint(
@@ -227,4 +225,4 @@ def _ladder_length(pld: GridPLD, times: int, plan: _composition.CompositionPlan)
     rung = 1024
     while rung < needed:
         rung = math.ceil(rung * _BUCKET)
-    return fft.next_fast_len(rung, real=True)
+    return next_fast_len(rung, real=True)

@@ -1,4 +1,4 @@
-"""One core per worker: single-threaded FFTs and, where it can be set, single-threaded BLAS.
+"""One core per worker: single-threaded BLAS, where it can be set (FFTs are numpy's: one thread).
 
 numpy and scipy bundle OpenBLAS, which runs some vector operations (``np.dot`` of
 long vectors) on every core: a sweep "on one worker" then uses them all and is slower
@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-
-from gaussdp.pld import composition as _composition
 
 __all__ = ["single_threaded"]
 
@@ -57,9 +55,8 @@ def _openblas_controls() -> list[tuple]:
 
 
 def limit_threads() -> list[tuple]:
-    """Set FFTs and BLAS to one thread (for good: worker processes); return what to restore."""
-    saved: list[tuple] = [("fft", _composition._WORKERS)]
-    _composition._WORKERS = 1
+    """Set BLAS to one thread (for good: worker processes); return what to restore."""
+    saved: list[tuple] = []
     for getter, setter in _openblas_controls():
         with contextlib.suppress(Exception):
             saved.append((setter, int(getter())))
@@ -69,16 +66,13 @@ def limit_threads() -> list[tuple]:
 
 def restore_threads(saved: list[tuple]) -> None:
     for target, value in saved:
-        if target == "fft":
-            _composition._WORKERS = value
-        else:
-            with contextlib.suppress(Exception):
-                target(value)
+        with contextlib.suppress(Exception):
+            target(value)
 
 
 @contextlib.contextmanager
 def single_threaded():
-    """FFTs and BLAS on one thread inside the block; the previous settings afterwards."""
+    """BLAS on one thread inside the block; the previous settings afterwards."""
     saved = limit_threads()
     try:
         yield

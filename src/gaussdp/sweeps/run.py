@@ -138,22 +138,9 @@ def iter_task(task: Task) -> Iterator[tuple[int, list[dict[str, Any]]]]:
             )
 
 
-@contextlib.contextmanager
-def single_threaded_fft():
-    """FFTs (and BLAS, where it can be set) on one thread inside the block.
-
-    Each worker uses one core. Sweeps always compute single-threaded
-    (pocketfft only parallelises independent rows, of which a composition
-    has one or two), so that every executor computes the same numbers the
-    same way. See :mod:`gaussdp.sweeps._threads`.
-    """
-    with single_threaded():
-        yield
-
-
 def run_task(task: Task) -> list[tuple[int, list[dict[str, Any]]]]:
-    """Compute a task with single-threaded FFTs: ``[(point, rows), ...]`` (a pure function)."""
-    with single_threaded_fft():
+    """Compute a task on one thread (FFTs and BLAS): ``[(point, rows), ...]`` (a pure function)."""
+    with single_threaded():
         return list(iter_task(task))
 
 
@@ -225,7 +212,7 @@ def _default_workers() -> int:
 
 
 def _run_here(tasks: list[Task], on_point) -> None:
-    with single_threaded_fft():
+    with single_threaded():
         for task in tasks:
             for point, rows in iter_task(task):
                 on_point(point, rows)
