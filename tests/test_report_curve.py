@@ -163,3 +163,64 @@ def test_report_curve_is_close_to_the_accountants_tradeoff():
     assert report.delta_tail == DEFAULT_DELTA_TAIL
     assert failure_probability(curve) <= report.delta_tail / 100
     assert tight_mu(curve, delta=report.delta_tail) == pytest.approx(report.mu, abs=1e-8)
+
+
+def _whole_arrays(profile):
+    """A direction's (α, t) formed at once from its profile (the definition, eagerly)."""
+    first = int(np.searchsorted(profile.losses, 0.0, side="left"))
+    tail = profile.tail_p[first:][::-1]
+    log_alpha = profile.log_tail_q[first:][::-1]
+    lower_ends = np.append(profile.losses[first:][::-1], 0.0)
+    allowance = np.broadcast_to(np.asarray(profile.allowance(lower_ends), dtype=float), tail.shape)
+    offset = profile.infinity_mass + allowance
+    # exp of a contiguous array: numpy may round a reversed view's exp differently
+    return np.exp(np.ascontiguousarray(log_alpha)), np.maximum(tail + offset, 0.0), offset
+
+
+@pytest.mark.parametrize("floor", [None, 1e-13])  # a floor this low composes tilted
+def test_computed_directions_equal_their_whole_arrays(floor):
+    accounting = account(DPSGD(1.0, 0.01, 300))
+    if floor is not None:
+        accounting = accounting.with_delta_floor(floor)
+    rng = np.random.default_rng(0)
+    for profile in accounting._guarantee.upper:
+        d = _steep.direction(profile)
+        alpha, tpr, offset = _whole_arrays(profile)
+        assert np.array_equal(np.asarray(d.alpha), alpha)
+        assert np.array_equal(np.asarray(d.tpr), tpr)
+        n = tpr.size
+        picks = rng.integers(-n, n, 50)
+        mask = rng.random(n) < 0.01
+        for key in (0, n - 1, -1, slice(3, 40), slice(None, None, 7), picks, mask):
+            assert np.array_equal(d.tpr[key], tpr[key])
+            assert np.array_equal(d.alpha[key], alpha[key])
+        assert d.floor == max(float(offset[0]), 0.0)
+        assert d.slack == max(float(np.max(offset)) - profile.infinity_mass, 0.0)
+    tilted = accounting._guarantee.upper[0]
+    assert (floor is not None) == (tilted.shift_at_cut > 0.0 or tilted.shift_below > 0.0)
+
+
+def _mirrored_by_interp(steep, target):
+    """F⁻¹ by np.interp over the vertices (first of equal t) and the final point (1, end)."""
+    end_alpha, end_t = steep.alpha[-1], steep.tpr[-1]
+    xs = np.append(steep.alpha, end_alpha + max(1.0 - end_t, 0.0))
+    ys = np.append(steep.tpr, 1.0)
+    first = np.ones(ys.size, dtype=bool)
+    first[1:] = ys[1:] > ys[:-1]
+    return np.interp(target, ys[first], xs[first], left=0.0, right=xs[-1])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.floats(0.0, 1.0), min_size=1, max_size=8),
+    st.lists(st.sampled_from([0.0, 0.2, 0.5, 0.7, 1.0, 0.33]), min_size=1, max_size=8),
+    st.lists(st.floats(-0.5, 1.5), min_size=1, max_size=20),
+)
+def test_first_reaching_is_the_interpolation_over_distinct_vertices(alphas, tprs, targets):
+    n = min(len(alphas), len(tprs))
+    alpha = np.sort(np.array(alphas[:n]))
+    tpr = np.sort(np.array(tprs[:n]))
+    with np.errstate(divide="ignore"):
+        steep = _steep.SteepCurve(np.zeros(1), np.zeros(1), alpha, np.log(alpha), tpr, 0, 0, 0)
+    target = np.concatenate((targets, tpr, [0.0, 1.0]))
+    assert np.array_equal(steep._first_reaching(target), _mirrored_by_interp(steep, target))

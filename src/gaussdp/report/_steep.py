@@ -85,6 +85,55 @@ class Direction:
         return self.tpr[k] - scaled
 
 
+class Computed:
+    """A read-only array whose entries are computed when indexed: ``values[key]``.
+
+    A direction's α = e^{log α} and t = S_P + allowances are as long as its
+    profile (millions of tests on long runs) and are read a chunk, a few
+    points or a mask at a time; ``function(key)`` computes exactly the
+    entries the key selects (int, slice, index array or mask), elementwise,
+    so every entry equals that of the whole array. ``np.asarray`` forms it.
+    """
+
+    def __init__(self, function, size: int):
+        self._function = function
+        self.size = int(size)
+        self.shape = (self.size,)
+        self.ndim = 1
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, key):
+        return self._function(key)
+
+    def __array__(self, dtype=None, copy=None):
+        values = np.asarray(self._function(slice(None)), dtype=float)
+        return values if dtype is None else values.astype(dtype)
+
+
+def _positions(key, size: int) -> np.ndarray:
+    """The positions ``np.arange(size)[key]`` selects, without forming that range."""
+    if isinstance(key, slice):
+        return np.arange(*key.indices(size))
+    key = np.asarray(key)
+    if key.dtype == bool:
+        return np.flatnonzero(key)
+    return np.where(key < 0, key + size, key)
+
+
+def _exp_of(values: np.ndarray):
+    """key ↦ e^{values[key]}, on a contiguous copy: numpy's exp may round a strided
+    (here reversed) array differently from a contiguous one in the last bit, and each
+    test's α must be the same number wherever it is read."""
+
+    def exp(key):
+        selected = values[key]
+        return np.exp(np.ascontiguousarray(selected) if np.ndim(selected) else selected)
+
+    return exp
+
+
 def direction(profile) -> Direction:
     """The steep tests of one :class:`gaussdp.pld.query.Profile`.
 
@@ -97,33 +146,59 @@ def direction(profile) -> Direction:
     end of the ε-interval it certifies (the allowance is non-increasing in
     ε), so the curve stays below the accountant's; the floor is then the
     allowance beyond the largest atom, far below the plain one.
+
+    The losses, log α and S_P are views of the profile's arrays; α and t are
+    :class:`Computed` from them where they are read.
     """
     losses = profile.losses
     first = int(np.searchsorted(losses, 0.0, side="left"))
     # tail_p[j] = Σ_{i ≥ j} P_i with a trailing 0; reversed, entry k sums the top k atoms.
-    tpr = np.asarray(profile.tail_p[first:][::-1], dtype=float)  # views, not copies
+    tail = np.asarray(profile.tail_p[first:][::-1], dtype=float)  # views, not copies
     log_alpha = np.asarray(profile.log_tail_q[first:][::-1], dtype=float)
     descending = np.asarray(losses[first:][::-1], dtype=float)
+    infinity = float(profile.infinity_mass)
     shift = float(profile.shift)
     tilted = (
         getattr(profile, "shift_below", 0.0) > 0.0 or getattr(profile, "shift_at_cut", 0.0) > 0.0
     )
     if tilted and profile.safe_side > 0:
         # The test on the top k atoms gives δ(ε) for ε in [λ_{k+1}, λ_k) (λ descending,
-        # ε ≥ 0); the allowance is non-increasing in ε, so charge its value at λ_{k+1}.
-        shift = np.asarray(profile.allowance(np.append(descending, 0.0)), dtype=float)
-    offset = float(profile.infinity_mass) + shift
-    points = np.maximum(tpr + offset, 0.0)
-    total = float(profile.tail_p[0]) + float(profile.infinity_mass) if profile.tail_p.size else 0.0
-    first_offset = float(np.max(offset)) if np.ndim(offset) else float(offset)
-    floor_offset = float(offset[0]) if np.ndim(offset) else float(offset)
+        # ε ≥ 0); the allowance is non-increasing in ε, so charge its value at λ_{k+1}
+        # (at 0 for the test on every atom).
+        def lower_ends(key) -> np.ndarray:
+            at = _positions(key, tail.size)
+            if descending.size == 0:
+                return np.zeros(at.shape)
+            inside = np.minimum(at, descending.size - 1)
+            return np.where(at < descending.size, descending[inside], 0.0)
+
+        def tpr_of(key):
+            offset = infinity + np.asarray(profile.allowance(lower_ends(key)), dtype=float)
+            return np.maximum(tail[key] + offset, 0.0)
+
+        # The allowance is constant below the cut and decays beyond it: its largest
+        # value at the lower ends is at 0 or at the smallest one at or above the cut.
+        ascending = descending[::-1]
+        at_cut = int(np.searchsorted(ascending, max(float(profile.cut_loss), 0.0), side="left"))
+        candidates = [0.0] + ([float(ascending[at_cut])] if at_cut < ascending.size else [])
+        offsets = infinity + np.asarray(profile.allowance(np.array(candidates)), dtype=float)
+        first_offset = float(np.max(offsets))
+        floor_offset = infinity + float(np.asarray(profile.allowance(lower_ends(0))))
+    else:
+        offset = infinity + shift
+
+        def tpr_of(key):
+            return np.maximum(tail[key] + offset, 0.0)
+
+        first_offset = floor_offset = offset
+    total = float(profile.tail_p[0]) + infinity if profile.tail_p.size else 0.0
     return Direction(
         descending,
-        np.exp(log_alpha),
+        Computed(_exp_of(log_alpha), log_alpha.size),
         log_alpha,
-        points,
+        Computed(tpr_of, tail.size),
         max(floor_offset, 0.0),
-        max(first_offset - float(profile.infinity_mass), 0.0),
+        max(first_offset - infinity, 0.0),
         max(total - 1.0, 0.0),
     )
 
@@ -224,7 +299,7 @@ def _take(values: np.ndarray, where) -> np.ndarray:
 
 
 #: Grid points per chunk of :func:`_supporting_points` (bounds its temporary arrays).
-_CHUNK = 1 << 20
+_CHUNK = 1 << 18
 
 
 def _supporting_points(directions, grid, indices):
@@ -359,14 +434,42 @@ class SteepCurve:
         """The symmetric curve f(α) = max(1 − S(α), F⁻¹(α), 0)."""
         alpha = np.asarray(alpha, dtype=float)
         steep = 1.0 - self.tpr_at(alpha)
-        # F⁻¹(α) = the smallest a with S(a) ≥ 1 − α; S continues with slope 1 up to 1.
-        end_alpha, end_t = self.alpha[-1], self.tpr[-1]
-        xs = np.append(self.alpha, end_alpha + max(1.0 - end_t, 0.0))
-        ys = np.append(self.tpr, 1.0)
-        first = np.ones(ys.size, dtype=bool)
-        first[1:] = ys[1:] > ys[:-1]
-        mirrored = np.interp(1.0 - alpha, ys[first], xs[first], left=0.0, right=xs[-1])
-        return np.clip(np.maximum(steep, mirrored), 0.0, 1.0)
+        return np.clip(np.maximum(steep, self._first_reaching(1.0 - alpha)), 0.0, 1.0)
+
+    def _first_reaching(self, target: np.ndarray) -> np.ndarray:
+        """F⁻¹ = the smallest a with S(a) ≥ ``target``; S continues with slope 1 up to 1.
+
+        The linear interpolation ``np.interp(target, ys, xs, left=0, right=xs[-1])``
+        over the vertices followed by (α_end + 1 − t_end, 1), keeping the first
+        of vertices with equal t, evaluated at the bracket of each target
+        alone (as np.interp computes it), without copying the vertices.
+        """
+        target = np.atleast_1d(np.asarray(target, dtype=float))
+        size = self.tpr.size
+        end = self.alpha[-1] + max(1.0 - self.tpr[-1], 0.0)
+
+        def ys(j):
+            return np.where(j < size, self.tpr[np.minimum(j, size - 1)], 1.0)
+
+        def xs(j):
+            return np.where(j < size, self.alpha[np.minimum(j, size - 1)], end)
+
+        # The last vertex at or below the target, and the first vertex of its t.
+        last = np.searchsorted(self.tpr, target, side="right") + (target >= 1.0) - 1
+        below = last < 0
+        last = np.clip(last, 0, size)
+        first = np.searchsorted(self.tpr, ys(last), side="left")
+        low_y, low_x = ys(first), xs(first)
+        high_y, high_x = ys(last + 1), xs(last + 1)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            slope = (high_x - low_x) / (high_y - low_y)
+            value = slope * (target - low_y) + low_x
+            again = slope * (target - high_y) + high_x
+            value = np.where(np.isnan(value), again, value)
+            value = np.where(np.isnan(value) & (low_x == high_x), low_x, value)
+        value = np.where(target == low_y, low_x, value)
+        value = np.where(below, 0.0, np.where(target > 1.0, end, value))
+        return value.reshape(np.shape(np.asarray(target)))
 
 
 def steep_curve(directions: list[Direction]) -> SteepCurve:
@@ -379,8 +482,14 @@ def steep_curve(directions: list[Direction]) -> SteepCurve:
         indices = [d.index(grid) for d in directions]
     else:
         grid, indices = merged
+    del merged  # the grid is replaced below when crossings are added: no second reference
     deltas, alpha, log_alpha, tpr, crossings = _supporting_points(directions, grid, indices)
     advantage = float(np.clip(deltas[-1], 0.0, 1.0))  # δ_up(0): grid ends at ε = 0
+    # The supporting point beyond the largest atom is the test on +∞ alone (k = 0); it
+    # goes first, and the crossings' points by α, in one insertion (one copy per array).
+    slots = np.zeros(1, dtype=np.intp)
+    new_alpha, new_log_alpha = np.zeros(1), np.full(1, -math.inf)
+    new_tpr = np.array([max(float(d.tpr[0]) for d in directions)])
     if crossings.size:
         # Bridge slopes: both ends of each bridge are vertices (the directions tie
         # there), so every direction within rounding of the maximum contributes its
@@ -403,15 +512,13 @@ def steep_curve(directions: list[Direction]) -> SteepCurve:
         grid = np.concatenate((grid, crossings))
         deltas = np.concatenate((deltas, best))
         order = np.lexsort((c_tpr, c_alpha))
-        slots = np.searchsorted(alpha, c_alpha[order], side="left")
-        alpha = np.insert(alpha, slots, c_alpha[order])
-        log_alpha = np.insert(log_alpha, slots, c_log_alpha[order])
-        tpr = np.insert(tpr, slots, c_tpr[order])
-    # The supporting point beyond the largest atom is the test on +∞ alone (k = 0).
-    start_t = max(d.tpr[0] for d in directions)
-    alpha = np.concatenate(([0.0], alpha))
-    log_alpha = np.concatenate(([-math.inf], log_alpha))
-    tpr = np.concatenate(([start_t], tpr))
+        slots = np.concatenate((slots, np.searchsorted(alpha, c_alpha[order], side="left")))
+        new_alpha = np.concatenate((new_alpha, c_alpha[order]))
+        new_log_alpha = np.concatenate((new_log_alpha, c_log_alpha[order]))
+        new_tpr = np.concatenate((new_tpr, c_tpr[order]))
+    alpha = np.insert(alpha, slots, new_alpha)
+    log_alpha = np.insert(log_alpha, slots, new_log_alpha)
+    tpr = np.insert(tpr, slots, new_tpr)
     if np.any(alpha[1:] < alpha[:-1]):  # only by rounding at near-ties of two directions
         order = np.lexsort((tpr, alpha))
         alpha, log_alpha, tpr = alpha[order], log_alpha[order], tpr[order]
@@ -469,10 +576,9 @@ def _capped_at_one(alpha, log_alpha, tpr, grid, deltas, advantage):
     del below, capped
     if log_slope > 0.0:  # ε = 0 is below the segment's slope: the advantage is capped too
         advantage = float(np.clip(min(advantage, 1.0 - math.exp(log_cross)), 0.0, 1.0))
-    alpha = np.append(alpha[:k], math.exp(log_cross))
-    log_alpha = np.append(log_alpha[:k], log_cross)
-    tpr = np.append(tpr[:k], 1.0)
-    return alpha, log_alpha, tpr, deltas, advantage, log_cross
+    # In place (steep_curve's own arrays), keeping the first k + 1 entries as views.
+    alpha[k], log_alpha[k], tpr[k] = math.exp(log_cross), log_cross, 1.0
+    return alpha[: k + 1], log_alpha[: k + 1], tpr[: k + 1], deltas, advantage, log_cross
 
 
 _GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
