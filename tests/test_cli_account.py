@@ -97,3 +97,13 @@ def test_malformed_pipeline_file(tmp_path, capsys):
         main(["account", str(path)])
     assert exit_info.value.code == 2
     assert "sigma" in capsys.readouterr().err
+
+
+def test_an_accuracy_not_reached_is_one_warning_line(capsys):
+    # δ = 1e-11 is close to the lower bound's rounding allowance (u·4T ≈ 9e-13 for T = 2000)
+    argv = ["dpsgd", "--noise-multiplier", "1.0", "--sampling-probability", "0.01"]
+    main([*argv, "--steps", "2000", "--delta", "1e-11"])
+    captured = capsys.readouterr()
+    (line,) = captured.err.strip().splitlines()
+    assert line.startswith("gaussdp: warning: accuracy 5e-05 not reached at delta=1e-11")
+    assert "epsilon = " in captured.out

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from gaussdp import gdp, mechanisms
 from gaussdp._validation import InvalidParameterError
-from gaussdp.accountant import Accounting, account
+from gaussdp.accountant import Accounting, AccuracyWarning, account
 from gaussdp.gdp import GaussianDP
 from gaussdp.mechanisms import (
     DPSGD,
@@ -90,6 +90,7 @@ __all__ = [
     "GDP",
     "ZCDP",
     "Accounting",
+    "AccuracyWarning",
     "ApproxDP",
     "Composition",
     "DiscreteGaussian",

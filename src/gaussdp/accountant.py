@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,12 +44,21 @@ from gaussdp.pld.guarantees import expand_group, simplify_leaves
 from gaussdp.pld.query import Profile, certify_tail_sums, from_zero, profile_of
 from gaussdp.pld.tradeoffs import symmetric_curve
 
-__all__ = ["Accounting", "account"]
+__all__ = ["Accounting", "AccuracyWarning", "account"]
 
 DIRECTIONS = ("remove", "add")
 
-#: Default target for the discretisation error of the pessimistic ε, relative.
-DEFAULT_ACCURACY = 3e-5
+
+class AccuracyWarning(UserWarning):
+    """The certified ε bounds are further apart than the ``accuracy`` asked for.
+
+    Raised by :meth:`Accounting.epsilon_bounds`, in one line saying the gap
+    reached and what limits it (the bounds themselves stay certified).
+    """
+
+
+#: Default target for the relative gap between the certified ε bounds, (upper − lower)/upper.
+DEFAULT_ACCURACY = 5e-5
 #: Never use a coarser grid than this (the default of dp_accounting's PLD accountant),
 #: so the default answer is at least as tight as that accountant's.
 MAXIMUM_GRID_SPACING = 1e-4
@@ -347,31 +357,54 @@ def _loss_moments(losses: dict, counts: dict) -> tuple[float, float]:
     return mean, variance
 
 
-def _model_spacing(losses: dict, counts: dict, accuracy: float) -> float | None:
-    """The spacing whose upper-bound discretisation error is about ``accuracy`` (None: any).
+def _relative_error_coefficient(losses: dict, counts: dict) -> float | None:
+    """κ with the upper bound's relative ε error ≈ κ·h² at grid spacing h (None: no variance).
 
-    The pessimistic discretisation adds about h²/4 of variance per composed
-    mechanism; empirically the pessimistic ε moves by ≈ 0.5·T·h²/√V (T
-    mechanisms, V the variance of the composed loss), which is inverted for h
-    with ε estimated as mean + 4·√V.
+    Connect-the-dots splits each loss between its two grid neighbours so that
+    the Q-mass is kept; for a smooth loss distribution that adds about h²/12
+    to the mean and h²/6 to the variance of the loss under P, per mechanism
+    (measured on DP-SGD runs alike). Where ε ≈ m + z·√V (m, V the mean and
+    variance of the composed loss, z = (ε − m)/√V), ε then moves by
+
+        Δε ≈ T·h²/12 + z·T·h²/(12·√V) = (T·h²/12)·(1 + (ε − m)/V),
+
+    with ε estimated as m + 4√V. Measured against a fine reference, this
+    predicts the upper error within 6% on CIFAR-10 (σ = 9.4 … 40), ImageNet
+    and a 10⁶-step run, where (ε − m)/V ranges from 0.2 to 14. The binned
+    lower bound moves by about half as much at the same spacing.
     """
     total_count = sum(counts.values())
     mean, variance = _loss_moments(losses, counts)
     if variance <= 0:
         return None
-    scale = math.sqrt(variance)
-    epsilon_estimate = max(mean + 4.0 * scale, 1e-3)
-    return math.sqrt(accuracy * epsilon_estimate * scale / (0.5 * total_count))
+    epsilon_estimate = max(mean + 4.0 * math.sqrt(variance), 1e-3)
+    return total_count * (1.0 + (epsilon_estimate - mean) / variance) / (12.0 * epsilon_estimate)
+
+
+#: The grids are chosen for this share of the accuracy (the error law is within ~10%).
+_ACCURACY_SHARE = 0.9
+
+
+def _spacing_budget(losses: dict, counts: dict, accuracy: float) -> float | None:
+    """B with gap ≈ κ·(h² + h_l²/2) ≤ share·accuracy ⟺ h² + h_l²/2 ≤ B (None: any grid)."""
+    coefficient = _relative_error_coefficient(losses, counts)
+    if coefficient is None or coefficient <= 0:
+        return None
+    return _ACCURACY_SHARE * accuracy / coefficient
 
 
 def _choose_grid_spacing(losses: dict, counts: dict, accuracy: float) -> float:
-    """A grid spacing whose discretisation error is about ``accuracy`` relative.
+    """The upper bound's grid spacing, for a relative gap between the bounds of ``accuracy``.
 
-    :func:`_model_spacing`, never coarser than 1e-4 (dp_accounting's default),
-    so the default upper bound is at least as tight as that accountant's.
+    With both bounds on one spacing h the gap is about 1.5·κ·h²
+    (:func:`_relative_error_coefficient`), so h = √(B/1.5) (:func:`_spacing_budget`),
+    never coarser than 1e-4 (dp_accounting's default): the default upper
+    bound is at least as tight as that accountant's.
     """
-    model = _model_spacing(losses, counts, accuracy)
-    return MAXIMUM_GRID_SPACING if model is None else min(model, MAXIMUM_GRID_SPACING)
+    budget = _spacing_budget(losses, counts, accuracy)
+    if budget is None:
+        return MAXIMUM_GRID_SPACING
+    return min(math.sqrt(budget / 1.5), MAXIMUM_GRID_SPACING)
 
 
 #: The lower bound's grid is at most this many times coarser than the upper bound's,
@@ -383,26 +416,23 @@ _LOWER_COARSENING_FROM = 100
 def _lower_grid_spacing(losses: dict, counts: dict, spacing: float, accuracy: float) -> float:
     """A grid spacing for the binned lower bound: coarser where the accuracy allows.
 
-    Measured on DP-SGD (CIFAR-10 runs, h = 1e-4 … 4e-4), the binned lower
-    bound's error is about half the connect-the-dots upper bound's at the same
-    spacing, and both grow like h². With h_m the spacing at which the upper
-    bound's error would be ``accuracy`` (:func:`_model_spacing`), the upper
-    bound's error at its own spacing h is about accuracy·(h/h_m)², and the
-    lower bound gets what is left of 80% of ``accuracy``:
-    h_lower = h_m·√(2·(0.8 − (h/h_m)²)), between h and 8h, rounded down to
-    h·2^(k/2). Only the distance between the bounds depends on it: both stay
-    certified.
+    The lower bound's error at spacing h_l is about κ·h_l²/2 (half the upper
+    bound's, :func:`_relative_error_coefficient`), so it gets what the upper
+    bound at its own spacing h leaves of the budget: h_l = √(2·(B − h²)),
+    between h and 8h, rounded down to h·2^(k/2) (runs that differ only in T
+    then share a grid, as sweeps do). Where the upper grid was capped at 1e-4
+    this is coarser than h; elsewhere it is h. Only the distance between the
+    bounds depends on it: both stay certified.
     """
     if sum(counts.values()) < _LOWER_COARSENING_FROM:
         return spacing  # nothing to save: a few mechanisms compose in no time
-    model = _model_spacing(losses, counts, accuracy)
-    if model is None:
+    budget = _spacing_budget(losses, counts, accuracy)
+    if budget is None:
         return spacing
-    budget = 0.8 - (spacing / model) ** 2
-    if budget <= 0.0:
+    left = budget - spacing**2
+    if left <= 0.0:
         return spacing
-    chosen = min(max(model * math.sqrt(2.0 * budget), spacing), _LOWER_COARSENING * spacing)
-    # Rounded down to h·2^(k/2), so that runs that differ only in T share a grid (sweeps).
+    chosen = min(max(math.sqrt(2.0 * left), spacing), _LOWER_COARSENING * spacing)
     steps = math.floor(2.0 * math.log2(chosen / spacing) + 1e-9)
     return spacing * 2.0 ** (steps / 2.0)
 
@@ -557,6 +587,9 @@ class Accounting:
         The discretisation step of the numerical path (None for closed forms).
     mu : float or None
         For compositions of Gaussian mechanisms, the exact μ-GDP parameter.
+    accuracy : float or None
+        The relative gap between the ε bounds that the numerical path's grids
+        were chosen for (None: closed forms, or a ``grid_spacing`` given).
     """
 
     mechanism: m.Mechanism
@@ -567,6 +600,7 @@ class Accounting:
     _guarantee: _Guarantee = field(repr=False)
     _distributions: Callable[[str], dict[str, GridPLD]] | None = field(default=None, repr=False)
     _with_floor: Callable[[float], Accounting] | None = field(default=None, repr=False)
+    accuracy: float | None = None
 
     def with_delta_floor(self, delta_floor: float) -> Accounting:
         """The same accounting with its numerical floor at most ``delta_floor``.
@@ -611,10 +645,58 @@ class Accounting:
         return restore_shape(self._epsilons(delta, "upper"), delta)
 
     def epsilon_bounds(self, delta):
-        """``(lower, upper)`` bounds on ε(δ); δ ∈ (0, 1)."""
+        """``(lower, upper)`` bounds on ε(δ); δ ∈ (0, 1).
+
+        Warns (:class:`AccuracyWarning`, one line) where the bounds are further
+        apart than the ``accuracy`` the grids were chosen for.
+        """
+        lower, upper = self._epsilon_bounds(delta)
+        if self.accuracy is not None:
+            self._warn_if_apart(np.ravel(delta), np.ravel(lower), np.ravel(upper))
+        return lower, upper
+
+    def _epsilon_bounds(self, delta):
+        """:meth:`epsilon_bounds` without the warning (the report shows both bounds)."""
         upper = self._epsilons(delta, "upper")
         lower = np.minimum(self._epsilons(delta, "lower"), upper)
         return restore_shape(lower, delta), restore_shape(upper, delta)
+
+    def _warn_if_apart(self, deltas, lower, upper) -> None:
+        """One :class:`AccuracyWarning` for the δ whose bounds are relatively furthest apart."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gaps = np.where(upper > 0, (upper - lower) / upper, 0.0)
+        gaps = np.where(np.isinf(upper), np.inf, gaps)
+        worst = int(np.argmax(gaps))
+        if gaps[worst] <= self.accuracy:
+            return
+        delta = float(deltas[worst])
+        if math.isinf(upper[worst]):
+            floor = max(_top_floor(pld) for pld in self.privacy_loss_distributions().values())
+            warnings.warn(
+                f"accuracy {self.accuracy:g} not reached at delta={delta:g}: the upper bound on "
+                f"epsilon is inf, as delta is below the upper bound's numerical floor "
+                f"{floor:.2g}; with_delta_floor() composes with a lower one",
+                AccuracyWarning,
+                stacklevel=3,
+            )
+            return
+        lower_profiles = self._guarantee.lower
+        allowance = max((-float(p.allowance(upper[worst])) for p in lower_profiles), default=0.0)
+        allowance = max(allowance, 0.0)
+        if allowance > self.accuracy * delta:
+            why = (
+                f"the lower bound gives up {allowance:.2g} of delta ({allowance / delta:.2g} of "
+                "it) to certified rounding allowances, which a finer grid does not reduce"
+            )
+        else:
+            why = "the grid's error law was optimistic here: a finer accuracy narrows it"
+        warnings.warn(
+            f"accuracy {self.accuracy:g} not reached at delta={delta:g}: the certified bounds "
+            f"[{lower[worst]:.10g}, {upper[worst]:.10g}] are {gaps[worst]:.2g} apart "
+            f"(relative); {why}",
+            AccuracyWarning,
+            stacklevel=3,
+        )
 
     def tradeoff(self, kind: str = PESSIMISTIC):
         """The mechanism's trade-off curve (best membership attack's β at each α).
@@ -699,10 +781,13 @@ def account(
     neighbouring : Neighbouring, optional
         Add/remove one record (default) or replace one record.
     accuracy : float
-        Target relative discretisation error of the pessimistic ε for the
-        numerical path (default 3e-5; the grid is never coarser than 1e-4).
-        The bounds are certified whatever the accuracy; it only sets how
-        close they are.
+        Target relative gap (upper − lower)/upper between the certified ε
+        bounds of the numerical path (default 5e-5; the upper bound's grid is
+        never coarser than 1e-4). The bounds are certified whatever the
+        accuracy; it only sets how close they are. Where they end up further
+        apart (at very small δ, the lower bound's rounding allowance can
+        decide), :meth:`Accounting.epsilon_bounds` says so with an
+        :class:`AccuracyWarning`.
     grid_spacing : float, optional
         Use this grid spacing (nats) instead of choosing one from ``accuracy``.
     delta_floor : float, optional
@@ -795,7 +880,14 @@ def account(
         grid_spacing if grid_spacing else _lower_grid_spacing(losses, leaves, spacing, accuracy)
     )
     return _numerical(
-        mechanism, neighbouring, leaves, losses, (spacing, lower_spacing), delta_floor, progress
+        mechanism,
+        neighbouring,
+        leaves,
+        losses,
+        (spacing, lower_spacing),
+        delta_floor,
+        progress,
+        accuracy=None if grid_spacing else accuracy,
     )
 
 
@@ -828,13 +920,15 @@ def _numerical(
     progress,
     optimistic=None,
     estimates=None,
+    accuracy=None,
 ):
     """The numerical path's Accounting (both kinds composed on demand, then cached).
 
     ``spacings``: the grid spacings of the upper and of the lower bounds.
     ``optimistic``: the optimistic compositions if already computed (they
     do not depend on the floor). ``estimates``: composed lengths already
-    estimated, by (spacing, direction index).
+    estimated, by (spacing, direction index). ``accuracy``: what the grids
+    were chosen for (None: a spacing was given).
     """
     spacing, lower_spacing = spacings
     cache: dict[str, dict[str, GridPLD]] = {}
@@ -883,6 +977,7 @@ def _numerical(
             progress,
             cache.get(OPTIMISTIC),
             estimates,
+            accuracy,
         )
 
     # The bounds read atoms at losses ≥ −h only (from_zero); tradeoff() reads all of them.
@@ -902,4 +997,5 @@ def _numerical(
         _ProfileGuarantee(upper_profiles, lower_profiles),
         distributions,
         with_floor,
+        accuracy,
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 from collections.abc import Sequence
 
 import click
@@ -66,14 +67,21 @@ def cli() -> None:
     """
 
 
+def _warning_line(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings (AccuracyWarning, OptimisticApproximationWarning) as one line on stderr."""
+    click.echo(f"gaussdp: warning: {message}", err=True)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point: run the CLI, turning every error into one line and exit 2."""
     try:
-        cli.main(
-            args=list(argv) if argv is not None else None,
-            prog_name="gaussdp",
-            standalone_mode=False,
-        )
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning_line
+            cli.main(
+                args=list(argv) if argv is not None else None,
+                prog_name="gaussdp",
+                standalone_mode=False,
+            )
     except click.exceptions.Abort:
         click.echo("gaussdp: aborted", err=True)
         sys.exit(1)

@@ -92,7 +92,7 @@ _common_options = [
         "--accuracy",
         type=float,
         default=None,
-        help="Target relative discretisation error of ε (default 3e-5).",
+        help="Target relative gap between the certified ε bounds (default 5e-5).",
     ),
     click.option("--format", "output_format", type=FORMATS, default="text", show_default=True),
 ]

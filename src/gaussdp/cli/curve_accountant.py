@@ -47,7 +47,7 @@ def _accountant_options(function):
             "--accuracy",
             type=float,
             default=None,
-            help="Target relative discretisation error of epsilon (default 3e-5).",
+            help="Target relative gap between the certified epsilon bounds (default 5e-5).",
         ),
     ]
     for option in reversed(options):

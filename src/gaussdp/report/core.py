@@ -588,7 +588,7 @@ def _cut_sets_mu(steep: _steep.SteepCurve, mu: float, failure: float, rows) -> R
 
 
 def _epsilon_rows(accounting, deltas, mu: float, delta_tail: float) -> tuple[EpsilonRow, ...]:
-    lower, upper = accounting.epsilon_bounds(np.asarray(deltas, dtype=float))
+    lower, upper = accounting._epsilon_bounds(np.asarray(deltas, dtype=float))
     rows = []
     for d, lo, up in zip(deltas, np.atleast_1d(lower), np.atleast_1d(upper), strict=True):
         if d > delta_tail:

@@ -216,7 +216,15 @@ def _accounting(
 
     method = accountant._numerical_method(*spacings)
     return accountant.Accounting(
-        mechanism, neighbouring, method, spacings[0], None, guarantee, distributions, with_floor
+        mechanism,
+        neighbouring,
+        method,
+        spacings[0],
+        None,
+        guarantee,
+        distributions,
+        with_floor,
+        accuracy,
     )
 
 

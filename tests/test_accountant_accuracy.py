@@ -1,0 +1,72 @@
+"""The ``accuracy`` argument: the certified ε bounds end up within it, or a warning says so.
+
+The grids come from an error law (:func:`gaussdp.accountant._relative_error_coefficient`);
+these tests hold it to what it promises, against the bounds themselves and against a
+fine reference computed independently of the law (a given grid spacing).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import gaussdp as g
+from gaussdp import accountant as A
+from gaussdp import mechanisms as m
+
+RUNS = [
+    (9.4, 16384 / 50000, 2000),  # CIFAR-10 (De et al. 2022): lower grid 8x coarser
+    (40.0, 16384 / 50000, 906),  # small ε: (ε − m)/V ≈ 14
+    (1.1, 0.01, 5000),
+    (2.0, 0.05, 300),
+]
+
+
+@pytest.mark.parametrize("accuracy", [1e-4, 5e-5, 1e-5])
+@pytest.mark.parametrize("run", RUNS)
+def test_the_bounds_are_within_the_accuracy_asked_for(run, accuracy):
+    accounting = g.account(g.DPSGD(*run), accuracy=accuracy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", g.AccuracyWarning)
+        lower, upper = accounting.epsilon_bounds(np.array([1e-5, 1e-6]))
+    assert np.all((upper - lower) / upper <= accuracy)
+
+
+def _law(run):
+    resolved, relation = m.resolve(g.DPSGD(*run), None)
+    leaves = A._merge_gaussians(A._flatten(resolved, relation))
+    losses = {leaf: A.dominating_losses(leaf, relation) for leaf in leaves}
+    return A._relative_error_coefficient(losses, leaves)
+
+
+@pytest.mark.parametrize("run", RUNS[:3])
+def test_the_error_law_predicts_the_upper_bounds_error(run):
+    """κ·h² against the upper bound's measured error at h = 1e-4 (reference: h = 1e-5)."""
+    reference = g.account(g.DPSGD(*run), grid_spacing=1e-5).epsilon_bounds(1e-5)
+    coarse = g.account(g.DPSGD(*run), grid_spacing=1e-4).epsilon(1e-5)
+    measured = coarse / reference[1] - 1.0  # the reference's own error is 1% of it
+    predicted = _law(run) * 1e-8
+    assert 0.8 * predicted <= measured <= 1.2 * predicted, (measured, predicted)
+
+
+def test_a_gap_the_rounding_allowance_sets_is_reported_in_one_line():
+    accounting = g.account(g.DPSGD(1.0, 0.01, 2000))  # lower allowance u·4T ≈ 9e-13
+    with pytest.warns(g.AccuracyWarning) as caught:
+        lower, upper = accounting.epsilon_bounds(np.array([1e-5, 1e-11]))
+    (warning,) = caught  # one line, for the δ furthest from the accuracy
+    text = str(warning.message)
+    assert "\n" not in text
+    assert text.startswith(f"accuracy {A.DEFAULT_ACCURACY:g} not reached at delta=1e-11")
+    assert f"{(upper[1] - lower[1]) / upper[1]:.2g} apart" in text
+    assert "rounding allowances, which a finer grid does not reduce" in text
+    # below the upper bound's floor the upper bound is ∞, and the warning says why
+    with pytest.warns(g.AccuracyWarning, match="below the upper bound's numerical floor"):
+        assert accounting.epsilon_bounds(1e-14)[1] == np.inf
+
+
+def test_a_given_grid_spacing_promises_no_accuracy():
+    accounting = g.account(g.DPSGD(1.0, 0.01, 2000), grid_spacing=1e-3)
+    assert accounting.accuracy is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", g.AccuracyWarning)
+        accounting.epsilon_bounds(1e-13)
