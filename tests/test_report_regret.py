@@ -243,3 +243,25 @@ def test_profile_regret_skipping_large_epsilons_is_the_full_maximum(seed):
     values = target_mu * rng.uniform(0.9, 1.0, eps.size) - rng.uniform(0.0, 1e-16, eps.size)
     full = max(float(np.max((target_mu - values) / (1.0 + np.exp(eps)))), 0.0)
     assert profile_regret(eps, values, mu) == full
+
+
+def test_two_breakpoints_an_ulp_apart_at_the_kink_do_not_count_as_a_flat_line():
+    """Found by hypothesis: a symmetric curve sampled on both sides of its diagonal kink.
+
+    The two middle points are an ulp apart and 1 − β rounds their rise to 0, which read as
+    a horizontal line at β ≈ 0.274. The same curve's regret by the profile form (the
+    report's) is 0.1255292352606.
+    """
+    alphas = np.array([
+        0.0, 0.00212144872094752, 0.05481099862197257, 0.15254017799558794,
+        0.18095238095238098, 0.271984521234547, 0.27389147622231674, 0.2738914762223168,
+        0.2761904761904762, 0.3509818084269318, 0.473015873015873, 0.6444444444444444,
+        0.7968253968253969, 1.0,
+    ])  # fmt: skip
+    betas = np.array([
+        1.0, 0.7968253968253969, 0.6444444444444444, 0.473015873015873, 0.42619705372305206,
+        0.2761904761904762, 0.2738914762223168, 0.27389147622231674, 0.271984521234547,
+        0.2265970778302031, 0.15254017799558794, 0.05481099862197261, 0.00212144872094752, 0.0,
+    ])  # fmt: skip
+    value = regret(curves.from_points(alphas, betas), 2.029179355936878)
+    assert value == pytest.approx(0.12552923526062465, abs=1e-11)

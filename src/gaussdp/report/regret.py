@@ -144,11 +144,18 @@ def regret(curve, mu, *, delta=0.0) -> float:
     if math.isinf(mu_value):
         return _regret_against_zero(alphas, betas)
     tpr = 1.0 - betas
-    rise = np.diff(tpr)
+    # The rise of t = 1 − β from the β's themselves: 1 − β rounds away the difference
+    # of two β's an ulp apart, and a zero rise on a nonzero run reads as a flat line.
+    rise = betas[:-1] - betas[1:]
     with np.errstate(divide="ignore"):
         log_run = log_diff_exp(np.log(alphas[1:]), np.log(alphas[:-1]))
         log_slope = np.log(np.maximum(rise, 0.0)) - log_run
     kappas = line_distances(alphas[:-1], tpr[:-1], log_slope, mu_value, d)
+    # A segment a few ulps long has no meaningful slope (a curve rounded near a kink can
+    # even show a flat one); its ends are on its neighbours' lines, which stay.
+    short = alphas[1:] - alphas[:-1] <= 4.0 * np.spacing(alphas[1:])
+    if np.any(short) and not np.all(short):
+        kappas = np.where(short, -np.inf, kappas)
     if mu_value == 0.0:  # linear target: the largest distance is at a vertex
         kappas = line_distances(alphas, tpr, np.zeros(alphas.size), 0.0, d)
     best = float(np.max(kappas)) if kappas.size else 0.0
