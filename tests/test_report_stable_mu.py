@@ -175,11 +175,11 @@ def test_laplace_report_is_the_closed_form_not_the_grid():
 
 @pytest.mark.parametrize("seed", range(6))
 def test_blockwise_mu_is_the_maximum_over_every_test(seed):
-    # _largest_mu prunes blocks of tests by a bound; it must return exactly what
-    # evaluating every test gives, even out of order and with a NaN among them.
+    # _largest_mus prunes blocks of tests by a bound, for several δ at once; it must return
+    # exactly what evaluating every test gives, even out of order and with a NaN among them.
     from types import SimpleNamespace
 
-    from gaussdp.report.core import _largest_mu, _test_groups
+    from gaussdp.report.core import _largest_mus, _test_groups
     from gaussdp.report.tight_mu import mu_of_tests
 
     rng = np.random.default_rng(seed)
@@ -196,11 +196,13 @@ def test_blockwise_mu_is_the_maximum_over_every_test(seed):
     direction = SimpleNamespace(
         alpha=np.exp(tiny), log_alpha=tiny, tpr=np.sort(rng.uniform(0, 1, 50))
     )
-    for delta in (1e-12, 1e-10, 1e-6):
+    deltas = [1e-12, 1e-10, 1e-6]
+    found = _largest_mus(_test_groups(steep, [direction]), deltas)
+    for delta, value in zip(deltas, found, strict=True):
         everything = mu_of_tests(
             np.concatenate((steep.alpha, direction.alpha)),
             np.concatenate((log_alpha, tiny)),
             np.concatenate((tpr, direction.tpr)),
             delta,
         )
-        assert _largest_mu(_test_groups(steep, [direction]), delta) == np.max(everything)
+        assert value == np.max(everything)

@@ -406,7 +406,7 @@ def _candidates(steep: _steep.SteepCurve, directions: list[_steep.Direction]):
     return np.concatenate(alpha), np.concatenate(log_alpha), np.concatenate(tpr)
 
 
-#: Tests per block of :func:`_largest_mu`, from the coarsest (each a multiple of the next).
+#: Tests per block of :func:`_largest_mus`, from the coarsest (each a multiple of the next).
 _BLOCKS = (1024, 16, 4)
 #: The level whose blocks' first tests are evaluated to raise the known maximum.
 _SAMPLED_BLOCK = 16
@@ -463,8 +463,19 @@ def _test_groups(steep: _steep.SteepCurve, directions: list[_steep.Direction]) -
     return [_Tests.of(*group) for group in groups if group[0].size]
 
 
-def _largest_mu(groups: list[_Tests], delta: float) -> float:
-    """max_j μ_j(δ) over the tests of :func:`_candidates`, evaluating few of them.
+def _mus_at(arrays, indices: list[np.ndarray], deltas: np.ndarray) -> list[np.ndarray]:
+    """μ_j(δ_i) of the tests ``indices[i]`` of (α, log α, t) ``arrays``, one call for all δ."""
+    sizes = [index.size for index in indices]
+    if not sum(sizes):
+        return [np.empty(0) for _ in indices]
+    every = np.concatenate(indices)
+    alpha, log_alpha, tpr = (values[every] for values in arrays)
+    mus = mu_of_tests(alpha, log_alpha, tpr, np.repeat(deltas, sizes))
+    return np.split(mus, np.cumsum(sizes)[:-1])
+
+
+def _largest_mus(groups: list[_Tests], deltas: list[float]) -> list[float]:
+    """max_j μ_j(δ) over the tests of :func:`_candidates`, for each δ, evaluating few of them.
 
     μ(α, t), the smallest μ whose Ŝ_μ reaches t at α, is non-decreasing in t
     and non-increasing in α (Ŝ_μ(α) increases in both μ and α), so on a block
@@ -474,36 +485,42 @@ def _largest_mu(groups: list[_Tests], delta: float) -> float:
     are split into the next finer ones, and the tests of the finest blocks
     left are evaluated. The maximum known is raised on the way by the first
     test of every remaining block of :data:`_SAMPLED_BLOCK`. The value is that
-    of evaluating every test.
+    of evaluating every test. The δ's go through each step together (one
+    evaluation of their tests), each with its own blocks.
     """
+    values = np.asarray(deltas, dtype=float)
+    best = np.full(values.size, -math.inf)
 
-    def first_tests(group: _Tests, blocks: np.ndarray, size: int) -> float:
-        first = blocks * size
-        mus = mu_of_tests(group.alpha[first], group.log_alpha[first], group.tpr[first], delta)
-        return float(np.max(mus)) if mus.size else -math.inf
+    def raise_best(found: list[np.ndarray]) -> None:
+        for number, mus in enumerate(found):
+            if mus.size:
+                best[number] = max(best[number], float(np.max(mus)))
 
-    def reach(best: float) -> float:
-        return best - 1e-9 * (1.0 + abs(best)) if math.isfinite(best) else best
+    def reach() -> np.ndarray:
+        return np.where(np.isfinite(best), best - 1e-9 * (1.0 + np.abs(best)), best)
 
-    kept = [np.arange(group.levels[0][0].size) for group in groups]
-    best = max(first_tests(g, k, _BLOCKS[0]) for g, k in zip(groups, kept, strict=True))
+    # kept[g][i]: the blocks of group g still open for δ_i, at the current level
+    kept = [[np.arange(group.levels[0][0].size) for _ in deltas] for group in groups]
+    for group, blocks in zip(groups, kept, strict=True):
+        tests = [open_blocks * _BLOCKS[0] for open_blocks in blocks]
+        raise_best(_mus_at((group.alpha, group.log_alpha, group.tpr), tests, values))
     for level, size in enumerate(_BLOCKS):
         if size == _SAMPLED_BLOCK:
             for group, blocks in zip(groups, kept, strict=True):
-                best = max(best, first_tests(group, blocks, size))
+                tests = [open_blocks * size for open_blocks in blocks]
+                raise_best(_mus_at((group.alpha, group.log_alpha, group.tpr), tests, values))
+        finer = _BLOCKS[level + 1] if level + 1 < len(_BLOCKS) else 1
         for number, group in enumerate(groups):
-            blocks = kept[number]
-            bound = mu_of_tests(*(extreme[blocks] for extreme in group.levels[level]), delta)
-            blocks = blocks[~(bound < reach(best))]  # NaN bounds are kept
-            finer = _BLOCKS[level + 1] if level + 1 < len(_BLOCKS) else 1
-            children = (blocks[:, None] * (size // finer) + np.arange(size // finer)).ravel()
+            bounds = _mus_at(group.levels[level], kept[number], values)
             limit = group.levels[level + 1][0].size if finer > 1 else group.alpha.size
-            kept[number] = children[children < limit]
+            margins = reach()
+            for i, (blocks, bound) in enumerate(zip(kept[number], bounds, strict=True)):
+                blocks = blocks[~(bound < margins[i])]  # NaN bounds are kept
+                children = (blocks[:, None] * (size // finer) + np.arange(size // finer)).ravel()
+                kept[number][i] = children[children < limit]
     for group, tests in zip(groups, kept, strict=True):
-        if tests.size:
-            mus = mu_of_tests(group.alpha[tests], group.log_alpha[tests], group.tpr[tests], delta)
-            best = max(best, float(np.max(mus)))
-    return best
+        raise_best(_mus_at((group.alpha, group.log_alpha, group.tpr), tests, values))
+    return [float(value) for value in best]
 
 
 def fit(steep: _steep.SteepCurve, directions: list[_steep.Direction], delta_tail: float) -> float:
@@ -511,7 +528,7 @@ def fit(steep: _steep.SteepCurve, directions: list[_steep.Direction], delta_tail
 
     μ = the largest μ_j(δ_tail) over every test j of the curve
     (:func:`gaussdp.report.tight_mu.mu_of_tests`, maximised by
-    :func:`_largest_mu`), so that f ≥ G_μ ⊗ f_{0,δ_tail} holds on the whole
+    :func:`_largest_mus`), so that f ≥ G_μ ⊗ f_{0,δ_tail} holds on the whole
     certified curve.
     """
     return fit_many(steep, directions, [delta_tail])[delta_tail]
@@ -528,7 +545,8 @@ def fit_many(
                 f"(mass at infinite loss plus certified slack), got {value!r}"
             )
     groups = _test_groups(steep, directions)
-    return {value: float(max(_largest_mu(groups, value), 0.0)) for value in delta_tails}
+    found = _largest_mus(groups, list(delta_tails))
+    return {value: float(max(mu, 0.0)) for value, mu in zip(delta_tails, found, strict=True)}
 
 
 def why_infinite(
