@@ -178,8 +178,10 @@ def mu_of_tests(alpha, log_alpha, tpr, delta: float) -> np.ndarray:
     # Φ⁻¹(c) from the complement 1 − c = (1 − t)/(1 − δ) where c > ½: t within 1e-16
     # of 1 keeps its digits (1 − t is exact there), where c itself would round to 1.
     rest = np.clip((1.0 - tpr) / scale, 0.0, 1.0)
+    upper_half = c > 0.5
     with np.errstate(invalid="ignore", divide="ignore"):
-        quantile = np.where(c > 0.5, -special.ndtri(rest), special.ndtri(c))
+        quantile = special.ndtri(np.where(upper_half, rest, c))  # one Φ⁻¹ per test
+        np.negative(quantile, out=quantile, where=upper_half)
         mu = quantile - z_alpha
         beyond = np.flatnonzero(z_alpha > -0.5 * mu)
     if beyond.size:
