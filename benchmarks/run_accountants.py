@@ -306,7 +306,7 @@ def _worker(
     )
     times, cpu_times, values = [], [], None
     while True:
-        # CPU time is user + sys of the whole worker, all threads (scipy.fft's workers too)
+        # CPU time is user + sys of the whole worker, all threads (BLAS or FFT threads too)
         start, cpu_start = time.perf_counter(), time.process_time()
         values = run(*args)
         cpu_times.append(time.process_time() - cpu_start)
@@ -773,7 +773,7 @@ def write_markdown(results, accountants, args, path: Path) -> None:
         f"{args.timeout:g} s "
         "time-out. Inside a worker each repetition is timed in wall time "
         "(`time.perf_counter`) and in CPU time (`time.process_time`: user + sys of the "
-        "whole worker, all threads, so scipy.fft's worker threads count); 5 repetitions if "
+        "whole worker, all threads, so BLAS or FFT threads count); 5 repetitions if "
         f"one takes under 2 s, 3 if under {args.slow_after:g} s, else 1. The cells that the "
         "targets compare (PLD default and gaussdp's three) run in "
         f"{getattr(args, 'rounds', 1)} rounds, interleaved (A B C D, D C B A, ...), a fresh "
