@@ -117,7 +117,7 @@ def test_the_memory_estimate_bounds_the_measured_peak():
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    # tracemalloc misses scipy.fft's internal buffers, so the real peak is higher still.
+    # tracemalloc misses the FFT's internal buffers, so the real peak is higher still.
     assert peak <= bytes_per_point * points, (peak / points, bytes_per_point)
 
 
