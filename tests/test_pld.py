@@ -198,3 +198,35 @@ def test_plain_windows_cut_at_the_window_tail_keep_the_bounds():
         if kind == "pessimistic":
             allowance = rounding_allowance(plan.length, steps)
             assert composed.slack + composed.infinity_mass <= allowance * (1 + 3e-3)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_lattice_is_its_array(seed):
+    """Profiles of grid distributions hold their losses as a Lattice: every read equals
+    the array (first + j)·h's, and searchsorted equals numpy's on it, ties and ulps included."""
+    from gaussdp.pld.query import Lattice
+
+    rng = np.random.default_rng(seed)
+    for _ in range(50):
+        first = int(rng.integers(-(10**6), 10**6))
+        h = float(rng.choice([1e-4, 9.42e-5, 2.0**-11.5, 0.1, 1 / 3]))
+        n = int(rng.integers(1, 3000))
+        lattice, array = Lattice(first, h, n), (first + np.arange(n)) * h
+        assert np.array_equal(np.asarray(lattice), array)
+        picks = array[rng.integers(0, n, 20)]
+        x = np.concatenate(
+            (picks, np.nextafter(picks, np.inf), np.nextafter(picks, -np.inf),
+             picks + rng.normal(0.0, h, 20), [np.inf, -np.inf, np.nan, array[0] - h, array[-1] + h])
+        )  # fmt: skip
+        for side in ("left", "right"):
+            assert np.array_equal(
+                np.searchsorted(lattice, x, side=side), array.searchsorted(x, side)
+            )
+        a, b = sorted(int(v) for v in rng.integers(0, n + 1, 2))
+        index = rng.integers(-n, n, 10)
+        for part, whole in ((lattice[a:b], array[a:b]), (lattice[::-1], array[::-1])):
+            assert np.array_equal(np.asarray(part), whole)
+        assert np.array_equal(lattice[::-1][index], array[::-1][index])
+        assert lattice[-1] == array[-1] and lattice[::-1][0] == array[-1]
+    profile = profile_of(discretise(GaussianLoss(1.0), 1e-3, "pessimistic", 1e-30))
+    assert isinstance(profile.losses, Lattice)

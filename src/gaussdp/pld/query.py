@@ -22,11 +22,92 @@ import numpy as np
 from gaussdp._numerics import LOG_ROUNDING, UNIT_ROUNDOFF, monotone_root, suffix_sums
 from gaussdp.pld.grid import GridPLD
 
-__all__ = ["Profile", "certify_tail_sums", "from_zero", "profile_of"]
+__all__ = ["Lattice", "Profile", "certify_tail_sums", "from_zero", "profile_of"]
 
 # Relative margin by which an ε read off a discrete distribution is moved
 # towards the safe side, covering the rounding of the closed-form solve.
 _ROUNDING = 1e-12
+
+
+class Lattice:
+    """The losses (first + step·j)·h, j = 0 … size − 1, of a grid profile, as numbers only.
+
+    A grid distribution's atoms sit at consecutive multiples of its spacing, so
+    its profile needs no array of them (millions of atoms on long runs).
+    Indexing (an int, a slice, an index array) gives exactly the entries the
+    array ``(first + step·np.arange(size)) * h`` would, a slice another
+    lattice; ``np.searchsorted`` finds positions arithmetically (ascending
+    lattices, via the method numpy calls), ``np.asarray`` forms the array.
+    """
+
+    __slots__ = ("first", "size", "spacing", "step")
+
+    def __init__(self, first: int, spacing: float, size: int, step: int = 1):
+        self.first, self.spacing, self.size, self.step = (
+            int(first),
+            float(spacing),
+            int(size),
+            int(step),
+        )
+
+    @property
+    def shape(self) -> tuple[int]:
+        return (self.size,)
+
+    ndim = 1
+    dtype = np.dtype(float)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def _values(self, positions: np.ndarray) -> np.ndarray:
+        return (self.first + self.step * positions) * self.spacing
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            start, stop, step = key.indices(self.size)
+            count = len(range(start, stop, step))
+            return Lattice(self.first + self.step * start, self.spacing, count, self.step * step)
+        if isinstance(key, (int, np.integer)):
+            index = int(key) + (self.size if key < 0 else 0)
+            if not 0 <= index < self.size:
+                raise IndexError(f"index {key} out of range for {self.size} losses")
+            return np.float64(self._values(np.int64(index)))
+        positions = np.asarray(key)
+        if positions.dtype == bool:
+            positions = np.flatnonzero(positions)
+        positions = np.where(positions < 0, positions + self.size, positions)
+        if positions.size and (positions.min() < 0 or positions.max() >= self.size):
+            raise IndexError(f"index out of range for {self.size} losses")
+        return self._values(positions.astype(np.int64))
+
+    def __array__(self, dtype=None, copy=None):
+        values = self._values(np.arange(self.size, dtype=np.int64))
+        return values if dtype is None else values.astype(dtype)
+
+    def searchsorted(self, values, side: str = "left", sorter=None):
+        """Positions at which ``values`` would be inserted (ascending lattices only)."""
+        if self.step <= 0 and self.size > 1:
+            raise ValueError("searchsorted needs an ascending lattice")
+        x = np.asarray(values, dtype=float)
+        with np.errstate(invalid="ignore", over="ignore"):
+            guess = np.floor(x / self.spacing) - self.first
+        guess = np.nan_to_num(np.clip(guess, -1, self.size), nan=self.size).astype(np.int64)
+        # The lattice's values are increasing in j (a rounded product of increasing
+        # integers), so two steps each way correct the guess to the exact count.
+        for _ in range(2):
+            inside = np.clip(guess, 0, self.size - 1)
+            at = self._values(inside)
+            above = (at > x) if side == "right" else (at >= x)
+            guess = np.where((guess >= 0) & (guess < self.size) & above, guess - 1, guess)
+        count = guess + 1  # entries at or below (right) or below (left) x, so far
+        for _ in range(3):
+            nxt = np.clip(count, 0, self.size - 1)
+            at = self._values(nxt)
+            below = (at <= x) if side == "right" else (at < x)
+            count = np.where((count < self.size) & below, count + 1, count)
+        count = np.clip(count, 0, self.size)
+        return count if count.ndim else int(count)
 
 
 @dataclass(frozen=True, eq=False)
@@ -251,7 +332,7 @@ def profile_of(pld: GridPLD) -> Profile:
         keep = np.nonzero(p > 0)[0]
         first, last = (int(keep[0]), int(keep[-1]) + 1) if keep.size else (0, 0)
         p = p[first:last]
-        losses = (pld.offset + first + np.arange(p.size)) * pld.spacing
+        losses = Lattice(pld.offset + first, pld.spacing, p.size)
         tail_p, error_p = suffix_sums(p)
         log_tail_q, error_q = _log_grid_tail_q(p, losses, pld.spacing)
         tail_p, log_tail_q = certify_tail_sums(tail_p, error_p, log_tail_q, error_q, safe_side=1)

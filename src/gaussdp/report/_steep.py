@@ -45,6 +45,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gaussdp.pld.query import Lattice
+
 __all__ = ["Direction", "SteepCurve", "direction", "steep_curve"]
 
 
@@ -155,7 +157,9 @@ def direction(profile) -> Direction:
     # tail_p[j] = Σ_{i ≥ j} P_i with a trailing 0; reversed, entry k sums the top k atoms.
     tail = np.asarray(profile.tail_p[first:][::-1], dtype=float)  # views, not copies
     log_alpha = np.asarray(profile.log_tail_q[first:][::-1], dtype=float)
-    descending = np.asarray(losses[first:][::-1], dtype=float)
+    descending = losses[first:][::-1]  # a view, or a lattice of the grid's multiples
+    if not isinstance(descending, Lattice):
+        descending = np.asarray(descending, dtype=float)
     infinity = float(profile.infinity_mass)
     shift = float(profile.shift)
     tilted = (
@@ -169,7 +173,7 @@ def direction(profile) -> Direction:
             if isinstance(key, slice):  # a chunk of the lattice: a view of the losses
                 start, stop, step = key.indices(tail.size)
                 if step == 1 and stop <= descending.size:
-                    return descending[start:stop]
+                    return np.asarray(descending[start:stop])
             at = _positions(key, tail.size)
             if descending.size == 0:
                 return np.zeros(at.shape)
@@ -256,7 +260,7 @@ def _merged_pair(first: Direction, second: Direction):
     number of the other direction's atoms before it, and those counts are
     the k of the other direction there — three searches, no sort.
     """
-    a, b = first.losses, second.losses
+    a, b = np.asarray(first.losses), np.asarray(second.losses)
     if a.size == 0 or b.size == 0 or np.any(a[1:] >= a[:-1]) or np.any(b[1:] >= b[:-1]):
         return None
     ascending_a, ascending_b = a[::-1], b[::-1]
@@ -363,9 +367,12 @@ def _lattice_grid(directions):
     for d in directions:
         if d.losses.size < 2:
             return None
-        steps = -np.diff(d.losses)
         h = float(d.losses[0] - d.losses[-1]) / (d.losses.size - 1)  # each step is h ± rounding
-        if h <= 0.0 or float(np.max(np.abs(steps - h))) > 1e-9 * h:
+        if not isinstance(d.losses, Lattice):  # a lattice is one by construction
+            steps = -np.diff(d.losses)
+            if h <= 0.0 or float(np.max(np.abs(steps - h))) > 1e-9 * h:
+                return None
+        elif h <= 0.0:
             return None
         if spacing is None:
             spacing = h
@@ -482,7 +489,7 @@ def steep_curve(directions: list[Direction]) -> SteepCurve:
     if merged is None and len(directions) == 2:
         merged = _merged_pair(*directions)
     if merged is None:
-        grid = _merge_descending([d.losses for d in directions] + [np.zeros(1)])
+        grid = _merge_descending([np.asarray(d.losses) for d in directions] + [np.zeros(1)])
         indices = [d.index(grid) for d in directions]
     else:
         grid, indices = merged
