@@ -273,8 +273,9 @@ def certify_tail_sums(
     log_tail_q: np.ndarray,
     error_q: float,
     safe_side: int,
+    in_place: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Move computed tail sums to the side their bound needs.
+    """Move computed tail sums to the side their bound needs (``in_place``: in their arrays).
 
     If every computed S_P and S_Q is within a relative ``error_p`` and
     ``error_q`` of the exact sums, then S_P·(1 + γ_P) ≥ S_P and
@@ -284,6 +285,10 @@ def certify_tail_sums(
     """
     grow_p = safe_side * (error_p + 2.0 * UNIT_ROUNDOFF)
     grow_q = -safe_side * (error_q + 2.0 * UNIT_ROUNDOFF)
+    if in_place:
+        tail_p *= 1.0 + grow_p
+        log_tail_q += math.log1p(grow_q)
+        return tail_p, log_tail_q
     with np.errstate(divide="ignore"):
         return tail_p * (1.0 + grow_p), log_tail_q + math.log1p(grow_q)
 
@@ -335,7 +340,9 @@ def profile_of(pld: GridPLD) -> Profile:
         losses = Lattice(pld.offset + first, pld.spacing, p.size)
         tail_p, error_p = suffix_sums(p)
         log_tail_q, error_q = _log_grid_tail_q(p, losses, pld.spacing)
-        tail_p, log_tail_q = certify_tail_sums(tail_p, error_p, log_tail_q, error_q, safe_side=1)
+        tail_p, log_tail_q = certify_tail_sums(
+            tail_p, error_p, log_tail_q, error_q, safe_side=1, in_place=True
+        )
         if pld.cut_index is None:
             return Profile(losses, tail_p, log_tail_q, pld.infinity_mass, pld.slack, 1)
         return Profile(
@@ -353,7 +360,7 @@ def profile_of(pld: GridPLD) -> Profile:
     keep = p > 0
     p = p[keep]
     tilted = pld.tilted_q_masses[keep]
-    grid = pld.losses[keep]
+    grid = (pld.offset + np.flatnonzero(keep)) * pld.spacing  # pld.losses[keep]
     # Atoms that Q cannot produce have infinite loss: count them with P(+∞).
     impossible = tilted <= 0
     infinity = min(pld.infinity_mass + float(p[impossible].sum()), 1.0)
@@ -370,7 +377,7 @@ def profile_of(pld: GridPLD) -> Profile:
     # Q_k = R_k·e^{−l_k} adds a few roundings (and a relative u·|l_k| from the
     # exponent, ≤ LOG_ROUNDING), the log of the sums LOG_ROUNDING.
     tail_p, log_tail_q = certify_tail_sums(
-        tail_p, error_p, log_tail_q, error_q + 2.0 * LOG_ROUNDING, safe_side=-1
+        tail_p, error_p, log_tail_q, error_q + 2.0 * LOG_ROUNDING, safe_side=-1, in_place=True
     )
     return Profile(
         losses,
