@@ -344,19 +344,35 @@ def _compose_row(items, row_of, length: int, low: int, keep: int) -> np.ndarray:
     The transform of the composition, Π X_i^{c_i}, is accumulated as
     Σ c_i·log|X_i| and Σ c_i·arg X_i, exponentiated only at the frequencies
     that do not underflow (typically a small fraction when the counts are
-    large) and inverted once; one row at a time, so that the peak memory is
-    that of one transform.
+    large; the angles are computed there only) and inverted once; one row at
+    a time, so that the peak memory is that of one transform.
     """
-    log_magnitude = np.zeros(length // 2 + 1)
+    rows = [row_of(number, pld) for number, (pld, _) in enumerate(items)]
+    # |X_j| ≤ Σ row_j: a frequency where c_i·log|X_i| is below the underflow less what the
+    # others can add, c_j·log⁺(Σ row_j), underflows whatever they are; its angle is not needed.
+    lifts = [
+        count * max(math.log(total), 0.0) if total > 0.0 else 0.0
+        for (_, count), total in zip(items, (float(row.sum()) for row in rows), strict=True)
+    ]
+    log_magnitude = None
     angle = np.zeros(length // 2 + 1)
-    for number, (pld, count) in enumerate(items):
-        row = row_of(number, pld)
+    for number, ((_, count), row) in enumerate(zip(items, rows, strict=True)):
         if row.size > length:  # fold: a cyclic convolution only sees indices modulo its length
             row = np.pad(row, (0, -row.size % length)).reshape(-1, length).sum(axis=0)
         transformed = np.fft.rfft(row, length)
-        with np.errstate(divide="ignore"):
-            log_magnitude += count * np.log(np.abs(transformed))
-        angle += count * np.angle(transformed)
+        # c·log|X| only where it can stay above the underflow (a margin for rounding in
+        # the comparison below): elsewhere −inf, which keeps the frequency dead.
+        floor = (_LOG_UNDERFLOW - (sum(lifts) - lifts[number])) / count
+        magnitude = np.abs(transformed)
+        wanted = np.flatnonzero(magnitude > math.exp(floor) * (1.0 - 1e-9))
+        term = np.full(magnitude.size, -np.inf)
+        term[wanted] = count * np.log(magnitude[wanted])
+        angle[wanted] += count * np.angle(transformed[wanted])
+        if log_magnitude is None:
+            log_magnitude = term
+        else:
+            log_magnitude += term
+        del term, wanted, magnitude
     alive = log_magnitude > _LOG_UNDERFLOW
     transformed[...] = 0.0
     transformed[alive] = np.exp(log_magnitude[alive] + 1j * angle[alive])
