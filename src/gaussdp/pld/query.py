@@ -119,7 +119,7 @@ class Profile:
     for a lower bound.
     """
 
-    losses: np.ndarray  # λ_i, increasing
+    losses: np.ndarray | Lattice  # λ_i, increasing (a Lattice for grid distributions)
     tail_p: np.ndarray  # S_P at index j: Σ_{i ≥ j} P_i, with a trailing 0
     log_tail_q: np.ndarray  # log S_Q likewise (−inf past the end)
     infinity_mass: float
