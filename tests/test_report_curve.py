@@ -224,3 +224,6 @@ def test_first_reaching_is_the_interpolation_over_distinct_vertices(alphas, tprs
         steep = _steep.SteepCurve(np.zeros(1), np.zeros(1), alpha, np.log(alpha), tpr, 0, 0, 0)
     target = np.concatenate((targets, tpr, [0.0, 1.0]))
     assert np.array_equal(steep._first_reaching(target), _mirrored_by_interp(steep, target))
+    # shapes as np.interp keeps them: a scalar stays a scalar, a matrix a matrix
+    assert np.shape(steep._first_reaching(0.5)) == ()
+    assert steep._first_reaching(target.reshape(-1, 1)).shape == (target.size, 1)

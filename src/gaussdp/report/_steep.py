@@ -170,7 +170,7 @@ def direction(profile) -> Direction:
         # ε ≥ 0); the allowance is non-increasing in ε, so charge its value at λ_{k+1}
         # (at 0 for the test on every atom).
         def lower_ends(key) -> np.ndarray:
-            if isinstance(key, slice):  # a chunk of the lattice: a view of the losses
+            if isinstance(key, slice):  # a chunk of the grid: the losses themselves
                 start, stop, step = key.indices(tail.size)
                 if step == 1 and stop <= descending.size:
                     return np.asarray(descending[start:stop])
@@ -455,6 +455,7 @@ class SteepCurve:
         of vertices with equal t, evaluated at the bracket of each target
         alone (as np.interp computes it), without copying the vertices.
         """
+        shape = np.shape(target)
         target = np.atleast_1d(np.asarray(target, dtype=float))
         size = self.tpr.size
         end = self.alpha[-1] + max(1.0 - self.tpr[-1], 0.0)
@@ -480,7 +481,7 @@ class SteepCurve:
             value = np.where(np.isnan(value) & (low_x == high_x), low_x, value)
         value = np.where(target == low_y, low_x, value)
         value = np.where(below, 0.0, np.where(target > 1.0, end, value))
-        return value.reshape(np.shape(np.asarray(target)))
+        return value.reshape(shape)
 
 
 def steep_curve(directions: list[Direction]) -> SteepCurve:
