@@ -673,11 +673,18 @@ class Accounting:
             return
         delta = float(deltas[worst])
         if math.isinf(upper[worst]):
-            floor = max(_top_floor(pld) for pld in self.privacy_loss_distributions().values())
+            composed = self.privacy_loss_distributions().values()
+            floor = max(_top_floor(pld) for pld in composed)
+            infinite = max(pld.infinity_mass for pld in composed)
+            remedy = (
+                "; with_delta_floor() composes with a lower one"
+                if infinite < delta
+                else " (the mechanism's own mass at infinite loss: no grid lowers it)"
+            )
             warnings.warn(
                 f"accuracy {self.accuracy:g} not reached at delta={delta:g}: the upper bound on "
-                f"epsilon is inf, as delta is below the upper bound's numerical floor "
-                f"{floor:.2g}; with_delta_floor() composes with a lower one",
+                f"epsilon is inf, as delta is below the upper bound's floor {floor:.2g} (mass at "
+                f"infinite loss plus certified slack){remedy}",
                 AccuracyWarning,
                 stacklevel=3,
             )

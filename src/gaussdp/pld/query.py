@@ -89,6 +89,8 @@ class Lattice:
         """Positions at which ``values`` would be inserted (ascending lattices only)."""
         if self.step <= 0 and self.size > 1:
             raise ValueError("searchsorted needs an ascending lattice")
+        if sorter is not None:
+            raise ValueError("a lattice is sorted: searchsorted takes no sorter")
         x = np.asarray(values, dtype=float)
         with np.errstate(invalid="ignore", over="ignore"):
             guess = np.floor(x / self.spacing) - self.first

@@ -125,9 +125,12 @@ def _positions(key, size: int) -> np.ndarray:
 
 
 def _exp_of(values: np.ndarray):
-    """key ↦ e^{values[key]}, on a contiguous copy: numpy's exp may round a strided
-    (here reversed) array differently from a contiguous one in the last bit, and each
-    test's α must be the same number wherever it is read."""
+    """key ↦ e^{values[key]}, computed on a contiguous copy of the entries selected.
+
+    numpy's exp may round a strided (here reversed) array differently from a
+    contiguous one in the last bit, and each test's α must be the same number
+    wherever it is read.
+    """
 
     def exp(key):
         selected = values[key]
