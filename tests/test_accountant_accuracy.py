@@ -49,8 +49,35 @@ def test_the_error_law_predicts_the_upper_bounds_error(run):
     assert 0.8 * predicted <= measured <= 1.2 * predicted, (measured, predicted)
 
 
-def test_a_gap_the_rounding_allowance_sets_is_reported_in_one_line():
-    accounting = g.account(g.DPSGD(1.0, 0.01, 2000))  # lower allowance u·4T ≈ 9e-13
+def test_the_accuracy_is_delivered_where_rounding_allowances_would_decide():
+    """At δ far below u·4T the plain bounds are apart; the tilted refinements close them."""
+    accounting = g.account(g.DPSGD(1.0, 0.01, 2000))  # plain allowance u·4T ≈ 9e-13
+    plain = g.account(g.DPSGD(1.0, 0.01, 2000))
+    deltas = np.array([1e-5, 1e-11, 1e-14])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", g.AccuracyWarning)
+        lower, upper = accounting.epsilon_bounds(deltas)
+    assert np.all((upper - lower) / upper <= A.DEFAULT_ACCURACY)
+    # without the refinements the lower bound at 1e-11 is well below, and at 1e-14 the
+    # upper bound is above the plain composition's floor: ∞
+    guarantee = plain._guarantee
+    assert guarantee.epsilon_lower(1e-11) < lower[1] * (1 - 10 * A.DEFAULT_ACCURACY)
+    assert guarantee.epsilon_upper(1e-14) == np.inf
+    # the refined bounds still bracket the plain ones' certified interval where both exist
+    assert guarantee.epsilon_lower(1e-11) <= upper[1]
+    assert lower[1] <= guarantee.epsilon_upper(1e-11)
+    # δ bounds are refined alike
+    delta_lower, delta_upper = accounting.delta_bounds(upper[1:])
+    assert np.all(delta_lower >= 0.9 * deltas[1:])
+    assert np.all(delta_lower <= delta_upper)
+
+
+def test_a_gap_the_rounding_allowance_sets_is_reported_in_one_line(monkeypatch):
+    """Where memory does not allow the tilted compositions, one line says what decides."""
+    monkeypatch.setattr(A, "compose_lower_tail", lambda *args, **kwargs: None)
+    accounting = g.account(g.DPSGD(1.0, 0.01, 2000))
+    guarantee = accounting._guarantee
+    object.__setattr__(guarantee, "refine_upper", lambda tail: None)  # as if memory allowed none
     with pytest.warns(g.AccuracyWarning) as caught:
         lower, upper = accounting.epsilon_bounds(np.array([1e-5, 1e-11]))
     (warning,) = caught  # one line, for the δ furthest from the accuracy
@@ -60,8 +87,12 @@ def test_a_gap_the_rounding_allowance_sets_is_reported_in_one_line():
     assert f"{(upper[1] - lower[1]) / upper[1]:.2g} apart" in text
     assert "rounding allowances, which a finer grid does not reduce" in text
     # below the upper bound's floor the upper bound is ∞, and the warning says why
-    with pytest.warns(g.AccuracyWarning, match="below the upper bound's floor .* with_delta_floor"):
+    with pytest.warns(g.AccuracyWarning, match="below the upper bound's floor .*certified slack"):
         assert accounting.epsilon_bounds(1e-14)[1] == np.inf
+    # below what even the tilted composition resolves: its floor, and what it is made of
+    fresh = g.account(g.DPSGD(1.0, 0.01, 2000))
+    with pytest.warns(g.AccuracyWarning, match="floor .* the mechanism's own, and the disc"):
+        assert fresh.epsilon_bounds(1e-35)[1] == np.inf
 
 
 def test_a_given_grid_spacing_promises_no_accuracy():

@@ -27,7 +27,7 @@ import os
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -41,6 +41,7 @@ from gaussdp.pld import composition as pld_compose
 from gaussdp.pld.dominating_pairs import dominating_losses, is_identity
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, GridPLD, discretise
 from gaussdp.pld.guarantees import expand_group, simplify_leaves
+from gaussdp.pld.lower_tail import LowerTail, compose_lower_tail
 from gaussdp.pld.query import Profile, certify_tail_sums, from_zero, profile_of
 from gaussdp.pld.tradeoffs import symmetric_curve
 
@@ -145,6 +146,19 @@ class _Guarantee(ABC):
     @abstractmethod
     def epsilon_lower(self, delta: float) -> float: ...
 
+    def epsilon_bounds(self, delta: float) -> tuple[float, float]:
+        """(lower, upper) bounds on ε(δ)."""
+        upper = self.epsilon_upper(delta)
+        return self.epsilon_lower(delta), upper
+
+    def allowance_costs(self, delta: float) -> tuple[float, float]:
+        """What certified rounding allowances cost the (lower, upper) bounds on ε(δ)."""
+        return 0.0, 0.0
+
+    def delta_bounds(self, epsilon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) bounds on δ(ε)."""
+        return self.delta_lower(epsilon), self.delta_upper(epsilon)
+
 
 class _PerfectPrivacy(_Guarantee):
     def delta_upper(self, epsilon):
@@ -176,16 +190,47 @@ class _GaussianGuarantee(_Guarantee):
         return gdp.epsilon(self.mu, min(delta * (1 + 2 * _GDP_RELATIVE_ERROR), 1.0))
 
 
+#: A bound is refined when its certified allowance costs more than this share of the gap.
+_ALLOWANCE_SHARE = 0.1
+#: The tilted lower tails let in at most this share of the accuracy, as a share of δ.
+_TAIL_TOLERANCE = 1e-3
+#: Lower tails are tilted for losses on this grid (nats): one tail serves a bin of queries.
+_TAIL_BIN = 0.25
+
+
+def _without_allowance(profile: Profile) -> Profile:
+    """The profile as computed, without its certified allowance (to see what that costs)."""
+    return replace(profile, shift=0.0, shift_below=0.0, shift_at_cut=0.0)
+
+
 @dataclass(frozen=True)
 class _ProfileGuarantee(_Guarantee):
     """Bounds read off discrete distributions, the maximum over directions.
 
     Both sides are computed on first use (so that a report can ask for a
     lower floor before anything is composed), then kept.
+
+    **Refinement.** Where the two bounds on ε(δ) (or δ(ε)) end up further
+    apart than ``accuracy`` and a side's certified rounding allowance is a
+    good part of the gap, :meth:`epsilon_bounds` and :meth:`delta_bounds`
+    compute that side again with the allowance made relative:
+    ``refine_upper(tail)`` gives the upper profiles of the pessimistic
+    composition exponentially tilted where its upper tail is about ``tail``
+    (:func:`gaussdp.pld.composition.compose_many`), ``refine_lower(ε, δ,
+    tolerance)`` the lower tails of the dominated pair tilted at loss ε
+    (:mod:`gaussdp.pld.lower_tail`). Both are certified, so the refined
+    bounds are the tighter of each pair: the smaller upper bound, the larger
+    lower bound. Each refinement is computed once (an upper one per decade of
+    δ, a lower tail per bin of :data:`_TAIL_BIN` nats) and kept; which one a
+    query uses depends only on the query, not on what was asked before.
     """
 
     upper_factory: Callable[[], tuple[Profile, ...]]
     lower_factory: Callable[[], tuple[Profile, ...]]
+    refine_upper: Callable[[float], tuple[Profile, ...] | None] | None = None
+    refine_lower: Callable[[float, float, float], tuple] | None = None
+    accuracy: float | None = None
+    _refined: dict = field(default_factory=dict, compare=False, repr=False)
 
     @cached_property
     def upper(self) -> tuple[Profile, ...]:
@@ -206,6 +251,113 @@ class _ProfileGuarantee(_Guarantee):
 
     def epsilon_lower(self, delta):
         return max(p.epsilon(delta) for p in self.lower)
+
+    # -- refinement ---------------------------------------------------------
+
+    def _refines(self) -> bool:
+        return self.accuracy is not None and (
+            self.refine_upper is not None or self.refine_lower is not None
+        )
+
+    def _tilted_upper(self, delta: float) -> tuple[Profile, ...] | None:
+        """The upper profiles tilted for δ's decade (computed once per decade)."""
+        decade = math.floor(math.log10(delta))
+        key = ("upper", decade)
+        if key not in self._refined:
+            self._refined[key] = self.refine_upper(10.0**decade)
+        return self._refined[key]
+
+    def _upper_groups(self) -> list[tuple[Profile, ...]]:
+        """The plain upper profiles and every tilted refinement made so far."""
+        refined = [v for k, v in self._refined.items() if k[0] == "upper" and v]
+        return [self.upper, *refined]
+
+    def _tails(self, epsilon: float) -> tuple:
+        """The lower tails tilted for the bin of ``epsilon`` (computed once per bin)."""
+        key = ("tails", math.floor(epsilon / _TAIL_BIN))
+        if key not in self._refined:
+            target = key[1] * _TAIL_BIN
+            # The smallest δ in the bin (an upper bound on it) sets how little may leak in.
+            delta = float(self.delta_upper(np.array([target + _TAIL_BIN]))[0])
+            tails = ()
+            if target > 0.0 and delta > 0.0:
+                tolerance = _TAIL_TOLERANCE * self.accuracy
+                tails = self.refine_lower(max(target, 1e-3), delta, tolerance)
+            self._refined[key] = tuple(tail for tail in tails if tail is not None)
+        return self._refined[key]
+
+    def epsilon_bounds(self, delta):
+        """(lower, upper) on ε(δ), each side refined where its allowance keeps them apart."""
+        upper = self.epsilon_upper(delta)
+        lower = self.epsilon_lower(delta)
+        if not self._refines() or (math.isfinite(upper) and upper - lower <= self.accuracy * upper):
+            return lower, upper
+        if self.refine_upper is not None:
+            computed = max(_without_allowance(p).epsilon(delta) for p in self.upper)
+            if math.isinf(upper) or upper - computed > _ALLOWANCE_SHARE * (upper - lower):
+                tilted = self._tilted_upper(delta)
+                if tilted:
+                    upper = min(upper, max(p.epsilon(delta) for p in tilted))
+        if self.refine_lower is not None and math.isfinite(upper):
+            computed = max(_without_allowance(p).epsilon(delta) for p in self.lower)
+            if computed - lower > _ALLOWANCE_SHARE * (upper - lower):
+                for tail in self._tails(upper):
+                    lower = max(lower, tail.epsilon(delta))
+        return min(lower, upper), upper
+
+    def upper_floor(self) -> float:
+        """The smallest δ any of the upper profiles resolves (δ at ε = ∞)."""
+        at_infinity = np.array([math.inf])
+        return min(
+            max(float(p.delta(at_infinity)[0]) for p in group) for group in self._upper_groups()
+        )
+
+    def allowance_costs(self, delta: float) -> tuple[float, float]:
+        """What certification costs each side's best bound on ε(δ), in ε (lower, upper).
+
+        The distance between the bound and what the same computation gives
+        without its rounding allowances (for the refinements already made).
+        """
+        lower = max(p.epsilon(delta) for p in self.lower)
+        lower_cost = max(_without_allowance(p).epsilon(delta) for p in self.lower) - lower
+        for key, tails in self._refined.items():
+            for tail in tails if key[0] == "tails" else ():
+                value = tail.epsilon(delta)
+                if value > lower:
+                    lower, lower_cost = value, tail.epsilon(delta, certified=False) - value
+        upper_cost = math.inf
+        for group in self._upper_groups():
+            value = max(p.epsilon(delta) for p in group)
+            computed = max(_without_allowance(p).epsilon(delta) for p in group)
+            upper_cost = min(upper_cost, value - computed)
+        return max(lower_cost, 0.0), max(upper_cost, 0.0) if math.isfinite(upper_cost) else 0.0
+
+    def delta_bounds(self, epsilon):
+        """(lower, upper) on δ(ε), each side refined where its allowance keeps them apart."""
+        upper = self.delta_upper(epsilon)
+        lower = self.delta_lower(epsilon)
+        if not self._refines():
+            return lower, upper
+        lower, upper = np.array(lower, dtype=float), np.array(upper, dtype=float)
+        apart = upper - lower > self.accuracy * upper
+        if not np.any(apart):
+            return lower, upper
+        if self.refine_upper is not None:
+            allowance = max(float(np.max(p.allowance(epsilon))) for p in self.upper)
+            wanted = apart & (allowance > _ALLOWANCE_SHARE * (upper - lower))
+            for decade in sorted({math.floor(math.log10(max(d, 1e-300))) for d in upper[wanted]}):
+                tilted = self._tilted_upper(10.0**decade)
+                if tilted:
+                    refined = np.max([p.delta(epsilon) for p in tilted], axis=0)
+                    upper = np.minimum(upper, refined)
+        if self.refine_lower is not None:
+            allowance = max(-float(np.min(p.allowance(epsilon))) for p in self.lower)
+            wanted = apart & (allowance > _ALLOWANCE_SHARE * (upper - lower))
+            for index in np.flatnonzero(wanted):
+                value = float(epsilon[index])
+                for tail in self._tails(value):
+                    lower[index] = max(lower[index], float(tail.delta(np.array([value]))[0]))
+        return np.minimum(lower, upper), upper
 
 
 # ---------------------------------------------------------------------------
@@ -476,6 +628,7 @@ def _compose_all(
     delta_floor: float | None,
     floor_required: bool,
     estimate: Callable[[float, int], int],
+    tilt_tail: float | None = None,
 ) -> dict[str, GridPLD]:
     """Discretise every mechanism and compose them all in the Fourier domain, per direction.
 
@@ -534,7 +687,9 @@ def _compose_all(
         if progress is not None:
             progress(f"{kind} bounds, {direction} direction: composing ({plan.length:,} points)")
         try:
-            results[direction] = pld_compose.compose_many(items, tail, plan=plan, floor=floor)
+            results[direction] = pld_compose.compose_many(
+                items, tail, plan=plan, floor=floor, tilt_tail=tilt_tail
+            )
         except MemoryError as error:  # the estimate was wrong or memory went elsewhere
             raise MemoryError(
                 f"out of memory composing a grid of {plan.length:,} points (estimated "
@@ -629,8 +784,9 @@ class Accounting:
         """``(lower, upper)`` bounds on δ(ε), vectorised over ε ≥ 0."""
         epsilon_array = check_real("epsilon", epsilon, low=0.0, high=math.inf)
         flat = epsilon_array.ravel()
-        upper = np.clip(self._guarantee.delta_upper(flat), 0.0, 1.0)
-        lower = np.minimum(np.clip(self._guarantee.delta_lower(flat), 0.0, 1.0), upper)
+        lower, upper = self._guarantee.delta_bounds(flat)
+        upper = np.clip(upper, 0.0, 1.0)
+        lower = np.minimum(np.clip(lower, 0.0, 1.0), upper)
         shape = epsilon_array.shape
         return restore_shape(lower.reshape(shape), epsilon), restore_shape(
             upper.reshape(shape), epsilon
@@ -638,6 +794,10 @@ class Accounting:
 
     def _epsilons(self, delta, which: str):
         delta_array = check_real("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+        if which == "bounds":
+            pairs = [self._guarantee.epsilon_bounds(float(d)) for d in delta_array.ravel()]
+            values = np.array(pairs, dtype=float).reshape(-1, 2)
+            return tuple(column.reshape(delta_array.shape) for column in values.T)
         solve = self._guarantee.epsilon_upper if which == "upper" else self._guarantee.epsilon_lower
         values = np.array([solve(float(d)) for d in delta_array.ravel()])
         return values.reshape(delta_array.shape)
@@ -659,8 +819,8 @@ class Accounting:
 
     def _epsilon_bounds(self, delta):
         """:meth:`epsilon_bounds` without the warning (the report shows both bounds)."""
-        upper = self._epsilons(delta, "upper")
-        lower = np.minimum(self._epsilons(delta, "lower"), upper)
+        lower, upper = self._epsilons(delta, "bounds")
+        lower = np.minimum(lower, upper)
         return restore_shape(lower, delta), restore_shape(upper, delta)
 
     def _warn_if_apart(self, deltas, lower, upper) -> None:
@@ -674,28 +834,31 @@ class Accounting:
         delta = float(deltas[worst])
         if math.isinf(upper[worst]):
             composed = self.privacy_loss_distributions().values()
-            floor = max(_top_floor(pld) for pld in composed)
+            floor = self._guarantee.upper_floor()
             infinite = max(pld.infinity_mass for pld in composed)
-            remedy = (
-                "; with_delta_floor() composes with a lower one"
-                if infinite < delta
-                else " (the mechanism's own mass at infinite loss: no grid lowers it)"
+            why = (
+                "mass at infinite loss: the mechanism's own, and the discretisation's outer "
+                f"tails, at most {_DISCRETISATION_TAIL:g} per mechanism"
+                if infinite >= delta
+                else "certified slack for truncation and rounding, even composed exponentially "
+                "tilted where memory allowed"
             )
             warnings.warn(
                 f"accuracy {self.accuracy:g} not reached at delta={delta:g}: the upper bound on "
-                f"epsilon is inf, as delta is below the upper bound's floor {floor:.2g} (mass at "
-                f"infinite loss plus certified slack){remedy}",
+                f"epsilon is inf, as delta is below the upper bound's floor {floor:.2g} ({why})",
                 AccuracyWarning,
                 stacklevel=3,
             )
             return
-        lower_profiles = self._guarantee.lower
-        allowance = max((-float(p.allowance(upper[worst])) for p in lower_profiles), default=0.0)
-        allowance = max(allowance, 0.0)
-        if allowance > self.accuracy * delta:
+        lower_cost, upper_cost = self._guarantee.allowance_costs(delta)
+        spread = upper[worst] - lower[worst]
+        if max(lower_cost, upper_cost) > _ALLOWANCE_SHARE * spread:
+            side = "lower" if lower_cost >= upper_cost else "upper"
+            cost = max(lower_cost, upper_cost)
             why = (
-                f"the lower bound gives up {allowance:.2g} of delta ({allowance / delta:.2g} of "
-                "it) to certified rounding allowances, which a finer grid does not reduce"
+                f"the {side} bound gives up {cost:.2g} of epsilon to certified rounding "
+                "allowances, which a finer grid does not reduce (memory did not allow the "
+                "tilted composition that makes them relative)"
             )
         else:
             why = "the grid's error law was optimistic here: a finer accuracy narrows it"
@@ -997,14 +1160,80 @@ def _numerical(
         return tuple(profile_of(from_zero(d)) for d in distributions(OPTIMISTIC).values())
 
     method = _numerical_method(spacing, lower_spacing)
+    refiners = (None, None)
+    if accuracy is not None:
+        refiners = _refiners(losses, leaves, spacings, distributions, progress, estimate)
     return Accounting(
         mechanism,
         neighbouring,
         method,
         spacing,
         None,
-        _ProfileGuarantee(upper_profiles, lower_profiles),
+        _ProfileGuarantee(upper_profiles, lower_profiles, *refiners, accuracy),
         distributions,
         with_floor,
         accuracy,
     )
+
+
+def _refiners(
+    losses: dict,
+    counts: dict,
+    spacings: tuple[float, float],
+    distributions: Callable[[str], dict[str, GridPLD]],
+    progress: Callable[[str], None] | None,
+    estimate: Callable[[float, int], int] | None = None,
+):
+    """The refinements of :class:`_ProfileGuarantee` for a numerical accounting.
+
+    ``refine_upper(tail)``: the profiles of the pessimistic composition
+    exponentially tilted where its upper tail is about ``tail``, or None if
+    memory allows only the plain one. ``refine_lower(ε, δ,
+    tolerance)``: the lower tails of both directions (:func:`_lower_tails`).
+    """
+    spacing, lower_spacing = spacings
+    if estimate is None:
+
+        def estimate(grid: float, index: int) -> int:
+            return _composed_length_estimate(losses, counts, grid, index)
+
+    def refine_upper(tilt_tail: float) -> tuple[Profile, ...] | None:
+        composed = _compose_all(
+            losses, counts, spacing, PESSIMISTIC, progress, 0.0, False, estimate, tilt_tail
+        )
+        if any(pld.cut_index is None for pld in composed.values()):
+            return None  # memory allowed the plain composition only
+        return tuple(profile_of(from_zero(d)) for d in composed.values())
+
+    def refine_lower(epsilon: float, delta: float, tolerance: float) -> tuple:
+        return _lower_tails(losses, counts, lower_spacing, epsilon, delta, tolerance, progress)
+
+    return refine_upper, refine_lower
+
+
+def _lower_tails(
+    losses: dict,
+    counts: dict,
+    spacing: float,
+    epsilon: float,
+    delta: float,
+    tolerance: float,
+    progress: Callable[[str], None] | None,
+) -> tuple[LowerTail | None, ...]:
+    """The lower tails of both directions, tilted at loss ``epsilon`` (None: not useful there).
+
+    A direction whose tilted window would need more than the memory allows
+    gets None: its lower bound stays the plain one.
+    """
+    memory = _available_memory()
+    tails = []
+    for index, direction in enumerate(DIRECTIONS):
+        if progress is not None:
+            progress(f"lower bound's tail, {direction} direction: composing tilted")
+        items = [
+            (discretise(pair[index], spacing, OPTIMISTIC, _DISCRETISATION_TAIL), counts[leaf])
+            for leaf, pair in losses.items()
+        ]
+        longest = int(_MEMORY_FRACTION * memory / (_BYTES_PER_POINT * 2))
+        tails.append(compose_lower_tail(items, epsilon, delta, tolerance, longest))
+    return tuple(tails)

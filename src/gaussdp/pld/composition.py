@@ -434,7 +434,9 @@ def window(rows: np.ndarray, low: int, keep: int) -> np.ndarray:
     return rows
 
 
-def _tilted_composition(items, plan: CompositionPlan, full: int, tail: float, scale: float):
+def _tilted_composition(
+    items, plan: CompositionPlan, full: int, tail: float, scale: float, tilt_tail: float
+):
     """The masses of a pessimistic composition computed plain below a switch, tilted above.
 
     Returns (masses from ``low``, switch index, λ, log Π M_i(λ)^{c_i}, the two
@@ -460,7 +462,7 @@ def _tilted_composition(items, plan: CompositionPlan, full: int, tail: float, sc
       lost.
     """
     terms = _log_terms(items)
-    _, lam = _chernoff_cut(terms, math.log(_TILT_TAIL), scale, +1)
+    _, lam = _chernoff_cut(terms, math.log(tilt_tail), scale, +1)
     log_mgfs = [_log_mgf(log_p, index, lam) for log_p, index, _ in terms]
     log_total = sum(count * m for (_, count), m in zip(items, log_mgfs, strict=True))
     low = plan.low
@@ -508,6 +510,7 @@ def compose_many(
     tail: float = DEFAULT_TAIL,
     plan: CompositionPlan | None = None,
     floor: float | None = None,
+    tilt_tail: float | None = None,
 ) -> GridPLD:
     """Compose ``count`` copies of each distribution, all in the Fourier domain.
 
@@ -532,7 +535,9 @@ def compose_many(
     ``floor`` asks for the pessimistic form's δ floor (the allowance that
     every δ carries however large ε is) to be at most this: when the plain
     allowance exceeds it, the tilted form is computed whatever the number
-    of compositions (:func:`needs_tilt`).
+    of compositions (:func:`needs_tilt`). ``tilt_tail`` centres the tilt where
+    the upper tail is about this (default 1e-10): where δ is wanted most
+    accurately, as the rounding error is smallest relative to δ there.
     """
     first = items[0][0]
     for pld, _ in items[1:]:
@@ -572,7 +577,7 @@ def compose_many(
             mean = float(np.sum(index * weights))
             variance += count * float(np.sum((index - mean) ** 2 * weights))
         masses, switch, lam, log_total, lengths, lost = _tilted_composition(
-            items, plan, full, tail, max(math.sqrt(variance), 1.0)
+            items, plan, full, tail, max(math.sqrt(variance), 1.0), tilt_tail or _TILT_TAIL
         )
         allowance = rounding_allowance(max(lengths), total_count)
         slack_at_cut = allowance * math.exp(min(log_total - lam * switch, 0.0))

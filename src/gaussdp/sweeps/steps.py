@@ -172,12 +172,13 @@ def account_steps(
                 steps,
                 bounds_only,
                 accuracy,
+                losses,
             ),
         )
 
 
 def _accounting(
-    mechanism, neighbouring, spacings, compositions, steps, bounds_only, accuracy
+    mechanism, neighbouring, spacings, compositions, steps, bounds_only, accuracy, losses
 ) -> accountant.Accounting:
     """An Accounting of T = ``steps``, as :func:`gaussdp.account` builds it.
 
@@ -204,10 +205,13 @@ def _accounting(
 
     if bounds_only:
         guarantee = _SkippingGuarantee(
-            lambda: upper, lower_profiles, functools.cache(lower_profile)
+            lambda: upper, lower_profiles, lower_of=functools.cache(lower_profile)
         )
     else:
-        guarantee = accountant._ProfileGuarantee(lambda: upper, lower_profiles)
+        # Refined as account() refines (the same tilted compositions, so the same numbers).
+        counts = {leaf: steps for leaf in losses}
+        refiners = accountant._refiners(losses, counts, spacings, distributions, None)
+        guarantee = accountant._ProfileGuarantee(lambda: upper, lower_profiles, *refiners, accuracy)
 
     def with_floor(delta_floor: float) -> accountant.Accounting:
         # A lower floor needs the tilted composition of account(), which nothing shares.

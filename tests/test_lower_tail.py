@@ -1,0 +1,89 @@
+"""The tilted lower tail (gaussdp.pld.lower_tail), against closed forms far into the tail.
+
+A composition of Gaussian mechanisms is exactly μ-GDP (Dong, Roth & Su 2022,
+Corollary 2), so the binned composition of a Gaussian's privacy loss has a
+known truth to be below: δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2), computed by
+:mod:`gaussdp.gdp` independently of the grid engine (and checked there against
+mpmath). The plain binned composition cannot see δ below its rounding allowance
+u·(4T + 16 log₂ N); the tilted tail must, down to 1e-80, without ever crossing
+the truth.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from gaussdp import gdp
+from gaussdp.pld import GaussianLoss, discretise, profile_of
+from gaussdp.pld.composition import compose_many, plain_plan
+from gaussdp.pld.lower_tail import compose_lower_tail
+
+SPACING = 1e-3
+CASES = [(0.05, 400), (0.02, 10_000)]  # μ = 1 and μ = 2
+
+
+def _items(per_step_mu: float, steps: int, kind: str = "optimistic"):
+    return [(discretise(GaussianLoss(per_step_mu), SPACING, kind, 1e-30), steps)]
+
+
+def _law(steps: int, mu: float, epsilon: float) -> float:
+    """The connect-the-dots error law (about twice binning's), relative to ε."""
+    return steps * SPACING**2 * (1.0 + (epsilon - mu**2 / 2) / mu**2) / (12.0 * epsilon)
+
+
+@pytest.mark.parametrize("per_step_mu, steps", CASES)
+@pytest.mark.parametrize("delta", [1e-6, 1e-12, 1e-30, 1e-80])
+def test_the_tail_bounds_epsilon_from_below_and_tightly(per_step_mu, steps, delta):
+    mu = per_step_mu * math.sqrt(steps)
+    exact = float(gdp.epsilon(mu, delta))
+    tail = compose_lower_tail(_items(per_step_mu, steps), exact, delta, 1e-8)
+    lower = tail.epsilon(delta)
+    assert lower <= exact
+    # binning's error is about half the connect-the-dots law T·h²(1 + (ε − m)/V)/(12ε)
+    # (gaussdp.accountant._relative_error_coefficient); the law itself is the tolerance
+    assert lower >= exact * (1.0 - _law(steps, mu, exact))
+
+
+@pytest.mark.parametrize("per_step_mu, steps", CASES)
+@pytest.mark.parametrize("delta", [1e-10, 1e-20, 1e-40])
+def test_the_tail_bounds_delta_from_below(per_step_mu, steps, delta):
+    mu = per_step_mu * math.sqrt(steps)
+    epsilon = float(gdp.epsilon(mu, delta))
+    exact = float(gdp.delta(mu, epsilon))
+    tail = compose_lower_tail(_items(per_step_mu, steps), epsilon, delta, 1e-8)
+    lower = float(tail.delta(np.array([epsilon]))[0])
+    assert lower <= exact
+    # within the error law: at least the true δ a relative law further out
+    assert lower >= float(gdp.delta(mu, epsilon * (1.0 + _law(steps, mu, epsilon))))
+
+
+def test_the_plain_composition_cannot_see_that_far():
+    """What the tail adds: the plain lower bound gives up u·4T of every δ."""
+    items = _items(0.02, 10_000)
+    plan, tail_level = plain_plan(items)
+    plain = profile_of(compose_many(items, tail_level, plan=plan))
+    exact = float(gdp.epsilon(2.0, 1e-15))
+    assert plain.epsilon(1e-15) < 0.9 * exact
+    tail = compose_lower_tail(items, exact, 1e-15, 1e-8)
+    assert tail.epsilon(1e-15) > (1 - _law(10_000, 2.0, exact)) * exact
+
+
+def test_the_uncertified_reading_is_above_the_certified_one_by_a_hair():
+    items = _items(0.05, 400)
+    exact = float(gdp.epsilon(1.0, 1e-30))
+    tail = compose_lower_tail(items, exact, 1e-30, 1e-8)
+    certified, computed = tail.epsilon(1e-30), tail.epsilon(1e-30, certified=False)
+    assert certified <= computed <= certified * (1 + 1e-9)
+
+
+def test_no_tail_in_the_bulk_and_none_beyond_memory():
+    items = _items(0.05, 400)
+    assert compose_lower_tail(items, 0.1, 0.3, 1e-8) is None  # below the tilt's start
+    exact = float(gdp.epsilon(1.0, 1e-12))
+    assert compose_lower_tail(items, exact, 1e-12, 1e-8, longest=16) is None
+
+
+def test_pessimistic_distributions_are_refused():
+    with pytest.raises(ValueError, match="optimistic"):
+        compose_lower_tail(_items(0.05, 400, "pessimistic"), 5.0, 1e-10, 1e-8)
