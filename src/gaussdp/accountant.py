@@ -228,7 +228,7 @@ class _ProfileGuarantee(_Guarantee):
     upper_factory: Callable[[], tuple[Profile, ...]]
     lower_factory: Callable[[], tuple[Profile, ...]]
     refine_upper: Callable[[float], tuple[Profile, ...] | None] | None = None
-    refine_lower: Callable[[float, float, float], tuple] | None = None
+    refine_lower: Callable[[float, float, float, int], LowerTail | None] | None = None
     accuracy: float | None = None
     _refined: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -272,19 +272,27 @@ class _ProfileGuarantee(_Guarantee):
         refined = [v for k, v in self._refined.items() if k[0] == "upper" and v]
         return [self.upper, *refined]
 
-    def _tails(self, epsilon: float) -> tuple:
-        """The lower tails tilted for the bin of ``epsilon`` (computed once per bin)."""
-        key = ("tails", math.floor(epsilon / _TAIL_BIN))
+    def _tail(self, epsilon: float, index: int):
+        """Direction ``index``'s lower tail tilted for the bin of ``epsilon`` (None: no use).
+
+        Computed once per bin and direction.
+        """
+        bin_number = math.floor(epsilon / _TAIL_BIN)
+        key = ("tail", bin_number, index)
         if key not in self._refined:
-            target = key[1] * _TAIL_BIN
+            target = bin_number * _TAIL_BIN
             # The smallest δ in the bin (an upper bound on it) sets how little may leak in.
-            delta = float(self.delta_upper(np.array([target + _TAIL_BIN]))[0])
-            tails = ()
+            delta = float(self.upper[index].delta(np.array([target + _TAIL_BIN]))[0])
+            tail = None
             if target > 0.0 and delta > 0.0:
                 tolerance = _TAIL_TOLERANCE * self.accuracy
-                tails = self.refine_lower(max(target, 1e-3), delta, tolerance)
-            self._refined[key] = tuple(tail for tail in tails if tail is not None)
+                tail = self.refine_lower(target, delta, tolerance, index)
+            self._refined[key] = tail
         return self._refined[key]
+
+    def _directions_that_can_matter(self, uppers: list) -> list[int]:
+        """Directions by decreasing upper bound (each one's lower bound is at most that)."""
+        return sorted(range(len(uppers)), key=lambda i: -float(np.max(uppers[i])))
 
     def epsilon_bounds(self, delta):
         """(lower, upper) on ε(δ), each side refined where its allowance keeps them apart."""
@@ -301,8 +309,15 @@ class _ProfileGuarantee(_Guarantee):
         if self.refine_lower is not None and math.isfinite(upper):
             computed = max(_without_allowance(p).epsilon(delta) for p in self.lower)
             if computed - lower > _ALLOWANCE_SHARE * (upper - lower):
-                for tail in self._tails(upper):
-                    lower = max(lower, tail.epsilon(delta))
+                # A direction whose own upper bound is below the lower bound so far
+                # cannot raise it: its tail is not composed.
+                uppers = [p.epsilon(delta) for p in self.upper]
+                for index in self._directions_that_can_matter(uppers):
+                    if uppers[index] <= lower:
+                        continue
+                    tail = self._tail(upper, index)
+                    if tail is not None:
+                        lower = max(lower, tail.epsilon(delta))
         return min(lower, upper), upper
 
     def upper_floor(self) -> float:
@@ -320,8 +335,8 @@ class _ProfileGuarantee(_Guarantee):
         """
         lower = max(p.epsilon(delta) for p in self.lower)
         lower_cost = max(_without_allowance(p).epsilon(delta) for p in self.lower) - lower
-        for key, tails in self._refined.items():
-            for tail in tails if key[0] == "tails" else ():
+        for key, tail in self._refined.items():
+            if key[0] == "tail" and tail is not None:
                 value = tail.epsilon(delta)
                 if value > lower:
                     lower, lower_cost = value, tail.epsilon(delta, certified=False) - value
@@ -339,7 +354,7 @@ class _ProfileGuarantee(_Guarantee):
         if not self._refines():
             return lower, upper
         lower, upper = np.array(lower, dtype=float), np.array(upper, dtype=float)
-        apart = upper - lower > self.accuracy * upper
+        apart = (upper - lower > self.accuracy * upper) & np.isfinite(epsilon)
         if not np.any(apart):
             return lower, upper
         if self.refine_upper is not None:
@@ -353,10 +368,16 @@ class _ProfileGuarantee(_Guarantee):
         if self.refine_lower is not None:
             allowance = max(-float(np.min(p.allowance(epsilon))) for p in self.lower)
             wanted = apart & (allowance > _ALLOWANCE_SHARE * (upper - lower))
-            for index in np.flatnonzero(wanted):
-                value = float(epsilon[index])
-                for tail in self._tails(value):
-                    lower[index] = max(lower[index], float(tail.delta(np.array([value]))[0]))
+            uppers = [p.delta(epsilon) for p in self.upper]
+            for position in np.flatnonzero(wanted):
+                value = float(epsilon[position])
+                for index in self._directions_that_can_matter(uppers):
+                    if uppers[index][position] <= lower[position]:
+                        continue
+                    tail = self._tail(value, index)
+                    if tail is not None:
+                        bound = float(tail.delta(np.array([value]))[0])
+                        lower[position] = max(lower[position], bound)
         return np.minimum(lower, upper), upper
 
 
@@ -1189,7 +1210,7 @@ def _refiners(
     ``refine_upper(tail)``: the profiles of the pessimistic composition
     exponentially tilted where its upper tail is about ``tail``, or None if
     memory allows only the plain one. ``refine_lower(ε, δ,
-    tolerance)``: the lower tails of both directions (:func:`_lower_tails`).
+    tolerance, direction)``: a direction's lower tail (:func:`_lower_tail`).
     """
     spacing, lower_spacing = spacings
     if estimate is None:
@@ -1205,35 +1226,34 @@ def _refiners(
             return None  # memory allowed the plain composition only
         return tuple(profile_of(from_zero(d)) for d in composed.values())
 
-    def refine_lower(epsilon: float, delta: float, tolerance: float) -> tuple:
-        return _lower_tails(losses, counts, lower_spacing, epsilon, delta, tolerance, progress)
+    def refine_lower(epsilon: float, delta: float, tolerance: float, index: int):
+        return _lower_tail(
+            losses, counts, lower_spacing, epsilon, delta, tolerance, index, progress
+        )
 
     return refine_upper, refine_lower
 
 
-def _lower_tails(
+def _lower_tail(
     losses: dict,
     counts: dict,
     spacing: float,
     epsilon: float,
     delta: float,
     tolerance: float,
+    index: int,
     progress: Callable[[str], None] | None,
-) -> tuple[LowerTail | None, ...]:
-    """The lower tails of both directions, tilted at loss ``epsilon`` (None: not useful there).
+) -> LowerTail | None:
+    """Direction ``index``'s lower tail, tilted at loss ``epsilon`` (None: not useful there).
 
-    A direction whose tilted window would need more than the memory allows
-    gets None: its lower bound stays the plain one.
+    None too where the tilted window would need more than the memory allows:
+    that direction's lower bound stays the plain one.
     """
-    memory = _available_memory()
-    tails = []
-    for index, direction in enumerate(DIRECTIONS):
-        if progress is not None:
-            progress(f"lower bound's tail, {direction} direction: composing tilted")
-        items = [
-            (discretise(pair[index], spacing, OPTIMISTIC, _DISCRETISATION_TAIL), counts[leaf])
-            for leaf, pair in losses.items()
-        ]
-        longest = int(_MEMORY_FRACTION * memory / (_BYTES_PER_POINT * 2))
-        tails.append(compose_lower_tail(items, epsilon, delta, tolerance, longest))
-    return tuple(tails)
+    if progress is not None:
+        progress(f"lower bound's tail, {DIRECTIONS[index]} direction: composing tilted")
+    items = [
+        (discretise(pair[index], spacing, OPTIMISTIC, _DISCRETISATION_TAIL), counts[leaf])
+        for leaf, pair in losses.items()
+    ]
+    longest = int(_MEMORY_FRACTION * _available_memory() / (_BYTES_PER_POINT * 2))
+    return compose_lower_tail(items, epsilon, delta, tolerance, longest)

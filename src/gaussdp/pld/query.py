@@ -173,10 +173,10 @@ class Profile:
             return math.inf
 
         def excess(epsilon: float) -> float:
-            return float(self.delta(np.array([epsilon]))[0]) - delta
+            return self._scalar_delta(epsilon) - delta
 
         if excess(low) <= 0.0:
-            return low
+            return low + self.safe_side * _ROUNDING * max(abs(low), 1e-3) if low > 0.0 else low
         step = 1.0 / max(self.decay, 1e-12)
         high = low + step
         for _ in range(200):
@@ -185,7 +185,35 @@ class Profile:
             low, high, step = high, high + 2.0 * step, 2.0 * step
         else:  # pragma: no cover - the allowance vanishes long before this
             return math.inf
-        return monotone_root(excess, low, high, side="high", rtol=1e-13)
+        root = monotone_root(excess, low, high, side="high", rtol=1e-13)
+        # The scalar δ may differ from the vectorised one in its last bits: a margin as _solve's.
+        return root + self.safe_side * _ROUNDING * max(abs(root), 1e-3)
+
+    def _atoms_at_or_below(self, epsilon: float) -> int:
+        """``np.searchsorted(self.losses, epsilon, side="right")`` for one finite ε."""
+        losses = self.losses
+        if not isinstance(losses, Lattice) or losses.step != 1:
+            return int(np.searchsorted(losses, epsilon, side="right"))
+        size, first, spacing = losses.size, losses.first, losses.spacing
+        count = min(max(math.floor(epsilon / spacing) - first + 1, 0), size)
+        # The lattice's values are (first + j)·h rounded: step to the exact count.
+        while count > 0 and (first + count - 1) * spacing > epsilon:
+            count -= 1
+        while count < size and (first + count) * spacing <= epsilon:
+            count += 1
+        return count
+
+    def _scalar_delta(self, epsilon: float) -> float:
+        """:meth:`delta` at one finite ε, in scalar arithmetic (for root finding)."""
+        j = self._atoms_at_or_below(epsilon)
+        log_tail_q = float(self.log_tail_q[j])
+        second = 0.0
+        if log_tail_q != -math.inf:
+            exponent = epsilon + log_tail_q
+            second = math.exp(exponent) if exponent < 709.0 else math.inf
+        value = max(float(self.tail_p[j]) - second, 0.0) + self.infinity_mass
+        value += float(self.allowance(epsilon))
+        return min(max(value, 0.0), 1.0)
 
     def _at_atom(self, j: int) -> float:
         """δ at atom λ_j, counting the atoms above it: S_P(j+1) − e^{λ_j} S_Q(j+1), ≥ 0."""
