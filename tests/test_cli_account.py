@@ -100,10 +100,16 @@ def test_malformed_pipeline_file(tmp_path, capsys):
 
 
 def test_an_accuracy_not_reached_is_one_warning_line(capsys):
-    # δ = 1e-11 is close to the lower bound's rounding allowance (u·4T ≈ 9e-13 for T = 2000)
+    # δ = 1e-11 is below the plain lower bound's rounding allowance (u·4T ≈ 9e-13 for
+    # T = 2000): refined by tilted compositions, the accuracy is reached, no warning
     argv = ["dpsgd", "--noise-multiplier", "1.0", "--sampling-probability", "0.01"]
     main([*argv, "--steps", "2000", "--delta", "1e-11"])
     captured = capsys.readouterr()
-    (line,) = captured.err.strip().splitlines()
-    assert line.startswith("gaussdp: warning: accuracy 5e-05 not reached at delta=1e-11")
+    assert captured.err == ""
     assert "epsilon = " in captured.out
+    # δ = 1e-35 is below what even the tilted composition resolves: one line says so
+    main([*argv, "--steps", "2000", "--delta", "1e-35"])
+    captured = capsys.readouterr()
+    (line,) = captured.err.strip().splitlines()
+    assert line.startswith("gaussdp: warning: accuracy 5e-05 not reached at delta=1e-35")
+    assert "floor" in line

@@ -220,9 +220,11 @@ class _ProfileGuarantee(_Guarantee):
     tolerance)`` the lower tails of the dominated pair tilted at loss ε
     (:mod:`gaussdp.pld.lower_tail`). Both are certified, so the refined
     bounds are the tighter of each pair: the smaller upper bound, the larger
-    lower bound. Each refinement is computed once (an upper one per decade of
-    δ, a lower tail per bin of :data:`_TAIL_BIN` nats) and kept; which one a
-    query uses depends only on the query, not on what was asked before.
+    lower bound. Each refinement is computed once (the default-tilted upper
+    profiles, and where their allowance still decides an ε(δ), one per decade
+    of δ; a lower tail per bin of :data:`_TAIL_BIN` nats and direction) and
+    kept; which ones a query uses depends only on the query, not on what was
+    asked before.
     """
 
     upper_factory: Callable[[], tuple[Profile, ...]]
@@ -259,12 +261,14 @@ class _ProfileGuarantee(_Guarantee):
             self.refine_upper is not None or self.refine_lower is not None
         )
 
-    def _tilted_upper(self, delta: float) -> tuple[Profile, ...] | None:
-        """The upper profiles tilted for δ's decade (computed once per decade)."""
-        decade = math.floor(math.log10(delta))
-        key = ("upper", decade)
+    def _tilted_upper(self, tail: float | None) -> tuple[Profile, ...] | None:
+        """The upper profiles tilted where the upper tail is ``tail`` (None: the default).
+
+        Computed once per ``tail``: the default one, and one per decade of δ asked for.
+        """
+        key = ("upper", tail)
         if key not in self._refined:
-            self._refined[key] = self.refine_upper(10.0**decade)
+            self._refined[key] = self.refine_upper(tail)
         return self._refined[key]
 
     def _upper_groups(self) -> list[tuple[Profile, ...]]:
@@ -272,12 +276,12 @@ class _ProfileGuarantee(_Guarantee):
         refined = [v for k, v in self._refined.items() if k[0] == "upper" and v]
         return [self.upper, *refined]
 
-    def _tail(self, epsilon: float, index: int):
-        """Direction ``index``'s lower tail tilted for the bin of ``epsilon`` (None: no use).
+    def _tail(self, bin_number: int, index: int):
+        """Direction ``index``'s lower tail tilted for a bin of losses (None: no use there).
 
-        Computed once per bin and direction.
+        Bin k holds the losses [k, k + 1)·:data:`_TAIL_BIN`; computed once per bin
+        and direction.
         """
-        bin_number = math.floor(epsilon / _TAIL_BIN)
         key = ("tail", bin_number, index)
         if key not in self._refined:
             target = bin_number * _TAIL_BIN
@@ -302,10 +306,15 @@ class _ProfileGuarantee(_Guarantee):
             return lower, upper
         if self.refine_upper is not None:
             computed = max(_without_allowance(p).epsilon(delta) for p in self.upper)
-            if math.isinf(upper) or upper - computed > _ALLOWANCE_SHARE * (upper - lower):
-                tilted = self._tilted_upper(delta)
+            # The default tilt first; where its allowance still decides, one for δ's decade.
+            for tail in (None, 10.0 ** math.floor(math.log10(delta))):
+                cost = upper - computed
+                if not (math.isinf(upper) or cost > _ALLOWANCE_SHARE * (upper - lower)):
+                    break
+                tilted = self._tilted_upper(tail)
                 if tilted:
                     upper = min(upper, max(p.epsilon(delta) for p in tilted))
+                    computed = max(_without_allowance(p).epsilon(delta) for p in tilted)
         if self.refine_lower is not None and math.isfinite(upper):
             computed = max(_without_allowance(p).epsilon(delta) for p in self.lower)
             if computed - lower > _ALLOWANCE_SHARE * (upper - lower):
@@ -315,7 +324,7 @@ class _ProfileGuarantee(_Guarantee):
                 for index in self._directions_that_can_matter(uppers):
                     if uppers[index] <= lower:
                         continue
-                    tail = self._tail(upper, index)
+                    tail = self._tail(math.floor(upper / _TAIL_BIN), index)
                     if tail is not None:
                         lower = max(lower, tail.epsilon(delta))
         return min(lower, upper), upper
@@ -359,25 +368,32 @@ class _ProfileGuarantee(_Guarantee):
             return lower, upper
         if self.refine_upper is not None:
             allowance = max(float(np.max(p.allowance(epsilon))) for p in self.upper)
-            wanted = apart & (allowance > _ALLOWANCE_SHARE * (upper - lower))
-            for decade in sorted({math.floor(math.log10(max(d, 1e-300))) for d in upper[wanted]}):
-                tilted = self._tilted_upper(10.0**decade)
+            if np.any(apart & (allowance > _ALLOWANCE_SHARE * (upper - lower))):
+                tilted = self._tilted_upper(None)  # the default tilt only, for δ(ε)
                 if tilted:
                     refined = np.max([p.delta(epsilon) for p in tilted], axis=0)
                     upper = np.minimum(upper, refined)
         if self.refine_lower is not None:
             allowance = max(-float(np.min(p.allowance(epsilon))) for p in self.lower)
             wanted = apart & (allowance > _ALLOWANCE_SHARE * (upper - lower))
+            # beyond the upper bounds' largest atom only their floor is known: no tail there
+            top = max(
+                float(p.losses[-1]) if len(p.losses) else 0.0
+                for group in self._upper_groups()
+                for p in group
+            )
+            wanted &= epsilon < top
             uppers = [p.delta(epsilon) for p in self.upper]
-            for position in np.flatnonzero(wanted):
-                value = float(epsilon[position])
-                for index in self._directions_that_can_matter(uppers):
-                    if uppers[index][position] <= lower[position]:
-                        continue
-                    tail = self._tail(value, index)
+            bins = np.floor(np.where(wanted, epsilon, 0.0) / _TAIL_BIN).astype(np.int64)
+            for index in self._directions_that_can_matter(uppers):
+                # where this direction's own upper bound is below the lower bound so far,
+                # its tail cannot raise it
+                chosen = wanted & (uppers[index] > lower)
+                for bin_number in np.unique(bins[chosen]):
+                    tail = self._tail(int(bin_number), index)
                     if tail is not None:
-                        bound = float(tail.delta(np.array([value]))[0])
-                        lower[position] = max(lower[position], bound)
+                        at = chosen & (bins == bin_number)
+                        lower[at] = np.maximum(lower[at], tail.delta(epsilon[at]))
         return np.minimum(lower, upper), upper
 
 
@@ -1059,7 +1075,7 @@ def account(
                 "closed form: composition of pure-DP mechanisms via the exact distribution "
                 "of a sum of randomized-response losses (scaled binomials)"
             )
-            guarantee = _ExactAtomsGuarantee(lambda: (profile,), lambda: (lower,), exact)
+            guarantee = _ExactAtomsGuarantee(lambda: (profile,), lambda: (lower,), exact=exact)
             return Accounting(mechanism, neighbouring, method, None, None, guarantee)
 
     if delta_floor is not None:
@@ -1208,8 +1224,9 @@ def _refiners(
     """The refinements of :class:`_ProfileGuarantee` for a numerical accounting.
 
     ``refine_upper(tail)``: the profiles of the pessimistic composition
-    exponentially tilted where its upper tail is about ``tail``, or None if
-    memory allows only the plain one. ``refine_lower(ε, δ,
+    exponentially tilted where its upper tail is about ``tail`` (None: the
+    default, 1e-10), or None if memory allows only the plain one or the plain
+    one is that already. ``refine_lower(ε, δ,
     tolerance, direction)``: a direction's lower tail (:func:`_lower_tail`).
     """
     spacing, lower_spacing = spacings
@@ -1218,7 +1235,10 @@ def _refiners(
         def estimate(grid: float, index: int) -> int:
             return _composed_length_estimate(losses, counts, grid, index)
 
-    def refine_upper(tilt_tail: float) -> tuple[Profile, ...] | None:
+    def refine_upper(tilt_tail: float | None) -> tuple[Profile, ...] | None:
+        plain = distributions(PESSIMISTIC).values()
+        if tilt_tail is None and all(pld.cut_index is not None for pld in plain):
+            return None  # the plain composition is tilted at the default already
         composed = _compose_all(
             losses, counts, spacing, PESSIMISTIC, progress, 0.0, False, estimate, tilt_tail
         )

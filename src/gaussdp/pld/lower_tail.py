@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy.fft import next_fast_len
@@ -101,10 +102,8 @@ class LowerTail:
     decay_q: float
     infinity_mass: float
 
-    def _bounds(self, certified: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """(a, b·e^{−q_scale}) for every suffix; uncertified: the computed sums themselves."""
-        if not certified:
-            return self.tail_p, self.tail_q
+    @cached_property
+    def _certified(self) -> tuple[np.ndarray, np.ndarray]:
         index = np.arange(self.tail_p.size)
         a = self.tail_p * (1.0 - self.relative_p)
         a -= self.error_p * np.exp(-self.decay_p * index) + self.below
@@ -112,23 +111,30 @@ class LowerTail:
         b += self.error_q * np.exp(-self.decay_q * index)
         return a, b
 
+    def _bounds(self, certified: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """(a, b·e^{−q_scale}) for every suffix; uncertified: the computed sums themselves."""
+        return self._certified if certified else (self.tail_p, self.tail_q)
+
     def delta(self, epsilon) -> np.ndarray:
         """max_r L_r(ε): a certified lower bound on δ(ε), for an array of ε."""
         epsilon = np.asarray(epsilon, dtype=float)
         a, b = self._bounds()
         flat = np.ravel(epsilon)
-        values = np.empty(flat.size)
-        for number, value in enumerate(flat):
-            with np.errstate(over="ignore", invalid="ignore"):
-                weight = math.exp(min(value + self.q_scale, 700.0))
-                values[number] = np.max(a - weight * b) if b.size else 0.0
+        values = np.zeros(flat.size)
+        if b.size:
+            # e^{ε + q_scale}, capped where it would overflow (b is then only read at 0)
+            weights = np.exp(np.minimum(flat + self.q_scale, 700.0))
+            chunk = max(1, 4_000_000 // b.size)
+            for first in range(0, flat.size, chunk):
+                part = weights[first : first + chunk, None]
+                values[first : first + chunk] = np.max(a[None, :] - part * b[None, :], axis=1)
         return np.maximum(values + self.infinity_mass, 0.0).reshape(epsilon.shape)
 
     def epsilon(self, delta: float, certified: bool = True) -> float:
         """max_r log((a_r + P(+∞) − δ)/b_r): a lower bound on ε(δ) (0 if no suffix gives one).
 
         ``certified=False`` reads the computed sums as they are, to show what
-        the certification costs (:meth:`allowance_cost`).
+        the certification costs.
         """
         a, b = self._bounds(certified)
         excess = a + (self.infinity_mass - delta)
@@ -221,17 +227,17 @@ def compose_lower_tail(
     # What the windows let in may cost tolerance·δ/4 each at the queried index, where
     # a unit of tilted mass untilts to e^{log M^T − λ·target} (about δ, up to the
     # Chernoff bound's slack).
-    budget = 0.25 * tolerance * delta
+    log_budget = math.log(0.25 * tolerance) + math.log(delta)  # δ may be far below 1e-300·…
     # Mass above the top wraps to the bottom, read at most at the untilting factor of
     # the suffix it lands in; Q's wrapped copies only raise b, an upper bound.
     tilted_p = [
         (log_p + lam * idx - m, idx, c)
         for (log_p, idx, c), m in zip(p_terms, log_mgfs_p, strict=True)
     ]
-    wrap_share = min(budget * math.exp(-(log_total_p - lam * target)), 1e-3)
-    cut, mu = _chernoff_cut(tilted_p, math.log(wrap_share), scale, +1)
+    log_wrap = min(log_budget - (log_total_p - lam * target), math.log(1e-3))
+    cut, mu = _chernoff_cut(tilted_p, log_wrap, scale, +1)
     top = max(start, min(math.ceil(cut), full - 1))
-    needed = max(top - start + 1, math.ceil(-math.log(budget) / lam))
+    needed = max(top - start + 1, math.ceil(-log_budget / lam))
     length = next_fast_len(needed, real=True)
     if longest is not None and length > longest:
         return None
