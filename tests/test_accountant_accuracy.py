@@ -101,3 +101,23 @@ def test_a_given_grid_spacing_promises_no_accuracy():
     with warnings.catch_warnings():
         warnings.simplefilter("error", g.AccuracyWarning)
         accounting.epsilon_bounds(1e-13)
+
+
+def test_the_accuracy_is_delivered_where_the_error_law_is_optimistic(monkeypatch):
+    """A law far too optimistic (grids chosen for 12x the accuracy) is caught afterwards.
+
+    epsilon_bounds sees the gap, finds that no rounding allowance decides it, and
+    computes both bounds again on the grids of a finer accuracy.
+    """
+    run = g.DPSGD(1.1, 0.01, 5000)
+    honest = g.account(run).epsilon_bounds(1e-6)
+    monkeypatch.setattr(A, "_ACCURACY_SHARE", 12.0)
+    accounting = g.account(run)
+    plain_lower, plain_upper = accounting._guarantee.epsilon_lower(1e-6), accounting.epsilon(1e-6)
+    assert (plain_upper - plain_lower) / plain_upper > 2 * A.DEFAULT_ACCURACY
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", g.AccuracyWarning)
+        lower, upper = accounting.epsilon_bounds(1e-6)
+    assert (upper - lower) / upper <= A.DEFAULT_ACCURACY
+    assert lower <= honest[1] and honest[0] <= upper  # both certified: the intervals meet
+    assert any(key[0] == "grid" for key in accounting._guarantee._refined)

@@ -196,6 +196,8 @@ _ALLOWANCE_SHARE = 0.1
 _TAIL_TOLERANCE = 1e-3
 #: Lower tails are tilted for losses on this grid (nats): one tail serves a bin of queries.
 _TAIL_BIN = 0.25
+#: Grids are not refined for an accuracy finer than this (the closed-form solves' margin).
+_FINEST_REFINEMENT = 1e-10
 
 
 def _without_allowance(profile: Profile) -> Profile:
@@ -232,6 +234,7 @@ class _ProfileGuarantee(_Guarantee):
     refine_upper: Callable[[float], tuple[Profile, ...] | None] | None = None
     refine_lower: Callable[[float, float, float, int], LowerTail | None] | None = None
     accuracy: float | None = None
+    refine_grid: Callable[[float], _Guarantee | None] | None = None
     _refined: dict = field(default_factory=dict, compare=False, repr=False)
 
     @cached_property
@@ -327,7 +330,34 @@ class _ProfileGuarantee(_Guarantee):
                     tail = self._tail(math.floor(upper / _TAIL_BIN), index)
                     if tail is not None:
                         lower = max(lower, tail.epsilon(delta))
+        if self.refine_grid is not None and math.isfinite(upper) and lower > 0.0:
+            lower, upper = self._on_a_finer_grid(delta, lower, upper)
         return min(lower, upper), upper
+
+    def _on_a_finer_grid(self, delta: float, lower: float, upper: float) -> tuple[float, float]:
+        """Where the grids' error law was optimistic, both bounds again on finer grids.
+
+        The gap scales with h², i.e. with the accuracy the grids are chosen
+        for: the grids of accuracy a/2^k, with the smallest k ≥ 1 that should
+        bring the gap g to 90% of a (a·2^{−k} ≤ 0.9·a²/g), computed once per k
+        (None where memory does not allow them). Both are certified, so the
+        tighter of each pair is kept.
+        """
+        gap = (upper - lower) / upper
+        if gap <= self.accuracy:
+            return lower, upper
+        lower_cost, upper_cost = self.allowance_costs(delta)
+        if max(lower_cost, upper_cost) > _ALLOWANCE_SHARE * (upper - lower):
+            return lower, upper  # the allowances decide: finer grids do not help
+        halvings = max(1, math.ceil(math.log2(gap / (0.9 * self.accuracy))))
+        key = ("grid", halvings)
+        if key not in self._refined:
+            self._refined[key] = self.refine_grid(self.accuracy / 2.0**halvings)
+        finer = self._refined[key]
+        if finer is None:
+            return lower, upper
+        finer_lower, finer_upper = finer.epsilon_bounds(delta)
+        return max(lower, finer_lower), min(upper, finer_upper)
 
     def upper_floor(self) -> float:
         """The smallest δ any of the upper profiles resolves (δ at ε = ∞)."""
@@ -898,7 +928,10 @@ class Accounting:
                 "tilted composition that makes them relative)"
             )
         else:
-            why = "the grid's error law was optimistic here: a finer accuracy narrows it"
+            why = (
+                "the grid's error law was optimistic here, and memory did not allow the "
+                "finer grids that would narrow it"
+            )
         warnings.warn(
             f"accuracy {self.accuracy:g} not reached at delta={delta:g}: the certified bounds "
             f"[{lower[worst]:.10g}, {upper[worst]:.10g}] are {gaps[worst]:.2g} apart "
@@ -1198,15 +1231,30 @@ def _numerical(
 
     method = _numerical_method(spacing, lower_spacing)
     refiners = (None, None)
+    refine_grid = None
     if accuracy is not None:
         refiners = _refiners(losses, leaves, spacings, distributions, progress, estimate)
+
+        def refine_grid(finer: float) -> _Guarantee | None:
+            if finer < _FINEST_REFINEMENT:
+                return None
+            try:
+                refined = account(
+                    mechanism, neighbouring=neighbouring, accuracy=finer, progress=progress
+                )
+            except InvalidParameterError:  # memory does not allow that grid
+                return None
+            return refined._guarantee
+
     return Accounting(
         mechanism,
         neighbouring,
         method,
         spacing,
         None,
-        _ProfileGuarantee(upper_profiles, lower_profiles, *refiners, accuracy),
+        _ProfileGuarantee(
+            upper_profiles, lower_profiles, *refiners, accuracy, refine_grid=refine_grid
+        ),
         distributions,
         with_floor,
         accuracy,
