@@ -44,6 +44,7 @@ __all__ = [
     "plan_self_composition",
     "rounding_allowance",
     "self_compose",
+    "tilt_rounding",
     "trim",
     "window_tail",
 ]
@@ -406,6 +407,29 @@ def _log_terms(items: list[tuple[GridPLD, int]], lam: float = 0.0, log_mgfs=None
     return terms
 
 
+def tilt_rounding(terms, lam: float, log_mgfs: list[float], log_untilt: float) -> float:
+    """A bound on the relative error of masses composed tilted, then untilted.
+
+    Each tilted input mass exp(log p_k + λk − log M_i) carries a relative
+    error of at most η_i = u·(|log p_k| + λk + |log M_i| + 4) (the exponent's
+    roundings and the exponential's), so the composition computed is the
+    exact composition of inputs each within a factor 1 ± η_i of the true
+    ones: its masses are within Π(1 + η_i)^{c_i} − 1 of the true ones,
+    relatively, before the FFT's own (absolute) rounding. Untilting by
+    exp(x), |x| ≤ ``log_untilt`` (computed as a difference of terms up to
+    that size), adds 4u·(|x| + 4). ``terms`` are the untilted (log masses,
+    indices, count) of :func:`_log_terms`.
+    """
+    u = UNIT_ROUNDOFF
+    total = 0.0
+    for (log_p, index, count), log_mgf in zip(terms, log_mgfs, strict=True):
+        if log_p.size == 0:
+            continue
+        largest = float(np.max(np.abs(log_p))) + lam * float(index[-1]) + abs(log_mgf) + 4.0
+        total += count * math.log1p(u * largest)
+    return math.expm1(total) + 4.0 * u * (abs(log_untilt) + 4.0)
+
+
 def needs_tilt(length: int, total_count: int, floor: float | None = None) -> bool:
     """Whether a pessimistic composition is also computed exponentially tilted.
 
@@ -500,7 +524,10 @@ def _tilted_composition(
         keep = min(tilted_length, full - switch)
         tilted = _compose_row(items, tilted_row, tilted_length, switch, keep)
         relative = switch + np.arange(keep)
-        tilted *= np.exp(np.minimum(log_total - lam * relative, 0.0))
+        # Raised by the tilt's relative rounding: the masses stay an upper bound.
+        reach = abs(log_total) + lam * (switch + keep)
+        growth = 1.0 + tilt_rounding(terms, lam, log_mgfs, reach)
+        tilted *= np.exp(np.minimum(log_total - lam * relative, 0.0)) * growth
         masses = np.concatenate((masses, tilted))
     return masses, switch, lam, log_total, (plain_length, tilted_length), lost
 

@@ -62,6 +62,7 @@ from gaussdp.pld.composition import (
     _log_mgf,
     _minimise,
     rounding_allowance,
+    tilt_rounding,
 )
 from gaussdp.pld.grid import GridPLD
 from gaussdp.pld.query import Lattice
@@ -82,8 +83,9 @@ class LowerTail:
     ``losses[i]`` onwards. ``tail_p[i]`` and ``tail_q[i]`` are the computed
     sums of their P-masses and of their Q-masses times e^{−q_scale}; the
     certified bounds move them by their relative rounding (``relative_p``,
-    ``relative_q``) and by the untilted absolute error, which decays
-    geometrically from the window's start:
+    ``relative_q``: the sums', and the tilts', :func:`gaussdp.pld.composition.tilt_rounding`)
+    and by the untilted absolute error, which decays geometrically from the
+    window's start:
 
         a_i = tail_p[i]·(1 − relative_p) − error_p·e^{−decay_p·i} − below,
         b_i·e^{−q_scale} = tail_q[i]·(1 + relative_q) + error_q·e^{−decay_q·i}.
@@ -122,12 +124,13 @@ class LowerTail:
         flat = np.ravel(epsilon)
         values = np.zeros(flat.size)
         if b.size:
-            # e^{ε + q_scale}, capped where it would overflow (b is then only read at 0)
-            weights = np.exp(np.minimum(flat + self.q_scale, 700.0))
-            chunk = max(1, 4_000_000 // b.size)
-            for first in range(0, flat.size, chunk):
-                part = weights[first : first + chunk, None]
-                values[first : first + chunk] = np.max(a[None, :] - part * b[None, :], axis=1)
+            with np.errstate(over="ignore", invalid="ignore"):
+                weights = np.exp(flat + self.q_scale)  # may overflow to ∞: then only b = 0 counts
+                chunk = max(1, 4_000_000 // b.size)
+                for first in range(0, flat.size, chunk):
+                    part = weights[first : first + chunk, None]
+                    charged = np.where(b[None, :] > 0.0, part * b[None, :], 0.0)
+                    values[first : first + chunk] = np.max(a[None, :] - charged, axis=1)
         return np.maximum(values + self.infinity_mass, 0.0).reshape(epsilon.shape)
 
     def epsilon(self, delta: float, certified: bool = True) -> float:
@@ -248,6 +251,10 @@ def compose_lower_tail(
         log_mgf = sum(c * _log_mgf(log_p, idx, mu) for log_p, idx, c in tilted_p)
         above = math.exp(min(log_mgf - mu * (top + 1), 0.0))
     allowance = rounding_allowance(max(length, full), sum(counts))
+    reach = lam * (start + keep)
+    tilt_p = tilt_rounding(p_terms, lam, log_mgfs_p, abs(log_total_p) + reach)
+    top_loss = max(abs(offset), abs(offset + start + keep)) * spacing
+    tilt_q = tilt_rounding(q_terms, lam, log_mgfs_q, abs(log_total_q) + reach + top_loss)
     p = _compose_row(
         items, lambda n, pld: _tilted(pld.p_masses, lam, log_mgfs_p[n]), length, start, keep
     )
@@ -268,9 +275,9 @@ def compose_lower_tail(
         tail_p=tail_p[:-1],
         tail_q=tail_q[:-1],
         q_scale=q_scale,
-        # the untilting's exponentials (LOG_ROUNDING covers |exponent|·u) and products
-        relative_p=error_p + LOG_ROUNDING + 4.0 * UNIT_ROUNDOFF,
-        relative_q=error_q + 2.0 * LOG_ROUNDING + 4.0 * UNIT_ROUNDOFF,
+        # the tilts' roundings, the sums', the products' and (for Q) the log
+        relative_p=error_p + tilt_p + 4.0 * UNIT_ROUNDOFF,
+        relative_q=error_q + tilt_q + LOG_ROUNDING + 4.0 * UNIT_ROUNDOFF,
         error_p=(allowance + above) * math.exp(log_total_p - lam * start),
         decay_p=lam,
         below=math.exp(-lam * length),
