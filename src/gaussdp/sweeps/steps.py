@@ -98,7 +98,10 @@ def account_steps(
         lower bound can be the larger one
         (:class:`_SkippingGuarantee`) — much faster; the bounds then differ from
         ``account``'s by the rounding of a transform of another length (about
-        1e-9 relative at δ = 1e-5, up to a few 1e-5 at δ = 1e-9; both are certified).
+        1e-9 relative at δ = 1e-5, up to a few 1e-5 at δ = 1e-9; both are certified),
+        and they are not refined where rounding allowances decide (``account``'s
+        tilted lower tails and upper compositions): at δ = 1e-9 after tens of
+        thousands of steps the lower bound can be well below ``account``'s.
         Not for reports or trade-off curves: their far tails are where that
         rounding shows.
 
