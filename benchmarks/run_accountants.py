@@ -669,7 +669,8 @@ def _reference_section(results, workloads, args) -> list[str]:
         "dp_accounting's pessimistic ε is not a converged reference: on CIFAR-10 σ=9.4 it "
         "*rises* as its grid gets finer (7.4243809 at value_discretization_interval 5e-5, "
         "7.4243945 at 1e-5, 7.4245800 at 3e-6; dp-accounting 0.6.0, measured 2026-11-25), "
-        "while gaussdp's certified bracket at accuracy 1e-8 was [7.4243788, 7.4243790] and "
+        "while gaussdp's certified bracket at accuracy 1e-8 is [7.42437888, 7.42437895] "
+        "(width 9.3e-9) and "
         "PRV's estimate 7.4243799. So the PLD columns are compared with the reference, not the "
         "other way round.",
         "",
