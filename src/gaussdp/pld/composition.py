@@ -38,13 +38,13 @@ from gaussdp.pld.grid import GridPLD
 
 __all__ = [
     "CompositionPlan",
+    "Tilt",
     "compose",
     "needs_tilt",
     "plain_plan",
     "plan_self_composition",
     "rounding_allowance",
     "self_compose",
-    "tilt_rounding",
     "trim",
     "window_tail",
 ]
@@ -407,27 +407,78 @@ def _log_terms(items: list[tuple[GridPLD, int]], lam: float = 0.0, log_mgfs=None
     return terms
 
 
-def tilt_rounding(terms, lam: float, log_mgfs: list[float], log_untilt: float) -> float:
-    """A bound on the relative error of masses composed tilted, then untilted.
+@dataclass(frozen=True)
+class Tilt:
+    """An exponential tilt e^{λk}/M_i(λ) of composed rows, with exactly representable exponents.
 
-    Each tilted input mass exp(log p_k + λk − log M_i) carries a relative
-    error of at most η_i = u·(|log p_k| + λk + |log M_i| + 4) (the exponent's
-    roundings and the exponential's), so the composition computed is the
-    exact composition of inputs each within a factor 1 ± η_i of the true
-    ones: its masses are within Π(1 + η_i)^{c_i} − 1 of the true ones,
-    relatively, before the FFT's own (absolute) rounding. Untilting by
-    exp(x), |x| ≤ ``log_untilt`` (computed as a difference of terms up to
-    that size), adds 4u·(|x| + 4). ``terms`` are the untilted (log masses,
-    indices, count) of :func:`_log_terms`.
+    λ is rounded to a number whose products with every index up to ``full``
+    are exact, and each log M_i up (so that a tilted row sums to at most 1) to
+    a multiple of 2^−K whose products with the counts, and their sum log Π M^c,
+    are exact. The untilting exponent log Π M^c − λr of a composed entry is
+    then rounded once, not after cancelling two terms of size T·log M (up to
+    4e6 on a 10⁶-step run).
     """
-    u = UNIT_ROUNDOFF
-    total = 0.0
-    for (log_p, index, count), log_mgf in zip(terms, log_mgfs, strict=True):
-        if log_p.size == 0:
-            continue
-        largest = float(np.max(np.abs(log_p))) + lam * float(index[-1]) + abs(log_mgf) + 4.0
-        total += count * math.log1p(u * largest)
-    return math.expm1(total) + 4.0 * u * (abs(log_untilt) + 4.0)
+
+    lam: float
+    log_mgfs: tuple[float, ...]
+    log_total: float
+
+    @classmethod
+    def of(cls, items, lam: float, full: int, log_mgf_of) -> Tilt:
+        """Round ``lam`` and the log M_i = ``log_mgf_of(i, λ)`` as the class docstring says."""
+        lam = _dyadic(lam, 52 - math.ceil(math.log2(full + 2)))
+        raw = [log_mgf_of(number, lam) for number in range(len(items))]
+        total = sum(count * abs(m) for (_, count), m in zip(items, raw, strict=True)) + 2.0
+        scale = 2.0 ** (50 - math.ceil(math.log2(total)))
+        rounded = tuple(math.ceil(m * scale) / scale for m in raw)
+        log_total = sum(count * m for (_, count), m in zip(items, rounded, strict=True))
+        return cls(lam, rounded, log_total)
+
+    def row(self, masses: np.ndarray, number: int) -> np.ndarray:
+        """The tilted masses p_k·e^{λk − log M_i} (in log form only for masses below 1e-290)."""
+        exponent = self.lam * np.arange(masses.size) - self.log_mgfs[number]
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            tilted = masses * np.exp(np.minimum(exponent, 700.0))
+            tiny = (masses > 0.0) & (masses < _TINY_MASS)
+            if np.any(tiny):
+                tilted[tiny] = np.exp(np.log(masses[tiny]) + exponent[tiny])
+        return np.where(masses > 0.0, tilted, 0.0)
+
+    def rounding(self, items, rows: list[np.ndarray], untilt: float) -> float:
+        """A bound on the relative error of masses composed tilted, then untilted.
+
+        A tilted mass p_k·exp(λk − log M_i) is within η_i = u·(|λk − log M_i| + 3)
+        of the exact one (the exponent rounded once, the exponential, the
+        product; in log form, for masses below 1e-290, |log p_k| more), so the
+        composition computed is the exact composition of inputs each within a
+        factor 1 ± η_i: its masses are within Π(1 + η_i)^{c_i} − 1, relatively,
+        before the FFT's own (absolute) rounding. Untilting by exp(x),
+        |x| ≤ ``untilt``, x rounded once, adds 4u·(|x| + 4).
+        """
+        u = UNIT_ROUNDOFF
+        total = 0.0
+        for number, ((_, count), masses) in enumerate(zip(items, rows, strict=True)):
+            positive = np.flatnonzero(masses > 0.0)
+            if positive.size == 0:
+                continue
+            exponent = np.abs(self.lam * positive - self.log_mgfs[number])
+            tiny = masses[positive] < _TINY_MASS
+            if np.any(tiny):
+                exponent = exponent + np.where(tiny, -np.log(masses[positive]), 0.0)
+            total += count * math.log1p(u * (float(np.max(exponent)) + 3.0))
+        return math.expm1(total) + 4.0 * u * (abs(untilt) + 4.0)
+
+
+# Tilted in log form below this (p·e^x would overflow e^x before p is applied).
+_TINY_MASS = 1e-290
+
+
+def _dyadic(value: float, bits: int) -> float:
+    """``value`` rounded to ``bits`` significant bits."""
+    if value == 0.0:
+        return 0.0
+    mantissa, exponent = math.frexp(value)
+    return math.ldexp(round(mantissa * 2.0**bits), exponent - bits)
 
 
 def needs_tilt(length: int, total_count: int, floor: float | None = None) -> bool:
@@ -487,8 +538,8 @@ def _tilted_composition(
     """
     terms = _log_terms(items)
     _, lam = _chernoff_cut(terms, math.log(tilt_tail), scale, +1)
-    log_mgfs = [_log_mgf(log_p, index, lam) for log_p, index, _ in terms]
-    log_total = sum(count * m for (_, count), m in zip(items, log_mgfs, strict=True))
+    tilt = Tilt.of(items, lam, full, lambda n, at: _log_mgf(terms[n][0], terms[n][1], at))
+    lam, log_mgfs, log_total = tilt.lam, list(tilt.log_mgfs), tilt.log_total
     low = plan.low
     switch = min(max(math.ceil(log_total / lam), low), full)  # relative sum index r_c
     # The plain row: up to the switch, and far enough that wrapped mass lands below loss 0.
@@ -516,17 +567,14 @@ def _tilted_composition(
         if top < full - 1:
             lost += math.exp(min(log_total - lam * (top + 1), 0.0))
 
-        def tilted_row(number: int, pld: GridPLD) -> np.ndarray:
-            with np.errstate(divide="ignore"):
-                log_tilted = np.log(pld.p_masses) + lam * np.arange(pld.p_masses.size)
-            return np.exp(log_tilted - log_mgfs[number])
-
         keep = min(tilted_length, full - switch)
-        tilted = _compose_row(items, tilted_row, tilted_length, switch, keep)
+        tilted = _compose_row(
+            items, lambda n, pld: tilt.row(pld.p_masses, n), tilted_length, switch, keep
+        )
         relative = switch + np.arange(keep)
         # Raised by the tilt's relative rounding: the masses stay an upper bound.
-        reach = abs(log_total) + lam * (switch + keep)
-        growth = 1.0 + tilt_rounding(terms, lam, log_mgfs, reach)
+        untilt = max(abs(log_total - lam * switch), abs(log_total - lam * (switch + keep)))
+        growth = 1.0 + tilt.rounding(items, [pld.p_masses for pld, _ in items], untilt)
         tilted *= np.exp(np.minimum(log_total - lam * relative, 0.0)) * growth
         masses = np.concatenate((masses, tilted))
     return masses, switch, lam, log_total, (plain_length, tilted_length), lost

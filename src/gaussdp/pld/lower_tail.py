@@ -57,12 +57,12 @@ from scipy.fft import next_fast_len
 
 from gaussdp._numerics import LOG_ROUNDING, UNIT_ROUNDOFF, suffix_sums
 from gaussdp.pld.composition import (
+    Tilt,
     _chernoff_cut,
     _compose_row,
     _log_mgf,
     _minimise,
     rounding_allowance,
-    tilt_rounding,
 )
 from gaussdp.pld.grid import GridPLD
 from gaussdp.pld.query import Lattice
@@ -164,12 +164,6 @@ def _saddle(terms, index: float, scale: float) -> tuple[float, float]:
     return lam, sum(count * _log_mgf(log_p, idx, lam) for log_p, idx, count in terms)
 
 
-def _tilted(row: np.ndarray, lam: float, log_mgf: float) -> np.ndarray:
-    """The row's masses times e^{λk}, divided by their sum e^{log_mgf}."""
-    with np.errstate(divide="ignore"):
-        return np.exp(np.log(row) + lam * np.arange(row.size) - log_mgf)
-
-
 def _row_terms(rows: list[np.ndarray], counts: list[int]):
     """(log masses, indices, count) of each row's positive masses (as ``_log_terms``)."""
     terms = []
@@ -219,14 +213,16 @@ def compose_lower_tail(
     q_terms = _row_terms([pld.tilted_q_masses for pld, _ in items], counts)
     scale = _variance_scale(p_terms)
     target = epsilon / spacing - offset  # relative index of the queried loss
-    lam, log_total_p = _saddle(p_terms, target, scale)
+    lam, _ = _saddle(p_terms, target, scale)
+    # Exactly representable exponents (Tilt): λ, and log M for either row.
+    tilt_p = Tilt.of(items, lam, full, lambda n, at: _log_mgf(p_terms[n][0], p_terms[n][1], at))
+    lam = tilt_p.lam
+    tilt_q = Tilt.of(items, lam, full, lambda n, at: _log_mgf(q_terms[n][0], q_terms[n][1], at))
+    log_mgfs_p, log_total_p, log_total_q = tilt_p.log_mgfs, tilt_p.log_total, tilt_q.log_total
     margin = max(_START_MARGIN / spacing, 64.0)
     start = max(math.ceil(log_total_p / lam), math.floor(target - margin), 0)
     if start >= min(target, full - 1):
         return None
-    log_mgfs_p = [_log_mgf(log_p, idx, lam) for log_p, idx, _ in p_terms]
-    log_mgfs_q = [_log_mgf(log_r, idx, lam) for log_r, idx, _ in q_terms]
-    log_total_q = sum(c * m for c, m in zip(counts, log_mgfs_q, strict=True))
     # What the windows let in may cost tolerance·δ/4 each at the queried index, where
     # a unit of tilted mass untilts to e^{log M^T − λ·target} (about δ, up to the
     # Chernoff bound's slack).
@@ -251,23 +247,24 @@ def compose_lower_tail(
         log_mgf = sum(c * _log_mgf(log_p, idx, mu) for log_p, idx, c in tilted_p)
         above = math.exp(min(log_mgf - mu * (top + 1), 0.0))
     allowance = rounding_allowance(max(length, full), sum(counts))
-    reach = lam * (start + keep)
-    tilt_p = tilt_rounding(p_terms, lam, log_mgfs_p, abs(log_total_p) + reach)
-    top_loss = max(abs(offset), abs(offset + start + keep)) * spacing
-    tilt_q = tilt_rounding(q_terms, lam, log_mgfs_q, abs(log_total_q) + reach + top_loss)
-    p = _compose_row(
-        items, lambda n, pld: _tilted(pld.p_masses, lam, log_mgfs_p[n]), length, start, keep
-    )
+    ends = np.array([start, start + keep - 1], dtype=float)
+    untilt_p = float(np.max(np.abs(log_total_p - lam * ends)))
+    p = _compose_row(items, lambda n, pld: tilt_p.row(pld.p_masses, n), length, start, keep)
     # Untilt: P_k = P̃_k·M_P^T e^{−λk}; Q_k = R̃_k·M_R^T e^{−λk}·e^{−l_k}, the latter
     # scaled by e^{−q_scale} (its value at the start) so that nothing overflows.
     p *= np.exp(log_total_p - lam * (start + np.arange(keep)))
     tail_p, error_p = suffix_sums(p)
     del p
-    q = _compose_row(
-        items, lambda n, pld: _tilted(pld.tilted_q_masses, lam, log_mgfs_q[n]), length, start, keep
-    )
-    q_scale = log_total_q - lam * start - (offset + start) * spacing
-    q *= np.exp(-(lam + spacing) * np.arange(keep))
+    q = _compose_row(items, lambda n, pld: tilt_q.row(pld.tilted_q_masses, n), length, start, keep)
+    relative = start + np.arange(keep)
+    q_exponent = (log_total_q - lam * relative) - (offset + relative) * spacing
+    q_scale = float(q_exponent[0])
+    q *= np.exp(q_exponent - q_scale)
+    # every roundoff of the exponent: the λ-part, the loss, their difference, the shift
+    loss_ends = np.abs((offset + ends) * spacing)
+    largest = 2.0 * float(np.max(np.abs(q_exponent)))
+    untilt_q = float(np.max(np.abs(log_total_q - lam * ends)) + np.max(loss_ends)) + largest
+    del q_exponent, relative
     tail_q, error_q = suffix_sums(q)
     del q
     return LowerTail(
@@ -276,8 +273,13 @@ def compose_lower_tail(
         tail_q=tail_q[:-1],
         q_scale=q_scale,
         # the tilts' roundings, the sums', the products' and (for Q) the log
-        relative_p=error_p + tilt_p + 4.0 * UNIT_ROUNDOFF,
-        relative_q=error_q + tilt_q + LOG_ROUNDING + 4.0 * UNIT_ROUNDOFF,
+        relative_p=error_p
+        + tilt_p.rounding(items, [d.p_masses for d, _ in items], untilt_p)
+        + 4.0 * UNIT_ROUNDOFF,
+        relative_q=error_q
+        + tilt_q.rounding(items, [d.tilted_q_masses for d, _ in items], untilt_q)
+        + LOG_ROUNDING
+        + 4.0 * UNIT_ROUNDOFF,
         error_p=(allowance + above) * math.exp(log_total_p - lam * start),
         decay_p=lam,
         below=math.exp(-lam * length),
