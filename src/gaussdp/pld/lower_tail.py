@@ -83,7 +83,7 @@ class LowerTail:
     ``losses[i]`` onwards. ``tail_p[i]`` and ``tail_q[i]`` are the computed
     sums of their P-masses and of their Q-masses times e^{−q_scale}; the
     certified bounds move them by their relative rounding (``relative_p``,
-    ``relative_q``: the sums', and the tilts', :func:`gaussdp.pld.composition.tilt_rounding`)
+    ``relative_q``: the sums', and the tilts', :class:`gaussdp.pld.composition.Tilt`)
     and by the untilted absolute error, which decays geometrically from the
     window's start:
 
