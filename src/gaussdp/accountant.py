@@ -63,8 +63,15 @@ DEFAULT_ACCURACY = 5e-5
 #: Never use a coarser grid than this (the default of dp_accounting's PLD accountant),
 #: so the default answer is at least as tight as that accountant's.
 MAXIMUM_GRID_SPACING = 1e-4
-#: Mass beyond the per-mechanism grid on each side.
+#: Mass beyond the per-mechanism grid on each side, for compositions computed tilted
+#: (whose floor is far below the rounding allowance of a plain composition).
 _DISCRETISATION_TAIL = 1e-30
+#: Mass beyond the per-mechanism grid on each side, for compositions computed plain:
+#: T mechanisms then move at most T times this, a thousandth of the rounding allowance
+#: u·4T that every δ of a plain composition carries anyway (as the window, see
+#: :func:`gaussdp.pld.composition.window_tail`). On a subsampled Gaussian with q = 1e-4
+#: the grid is then 3-4 times shorter than at 1e-30.
+_PLAIN_DISCRETISATION_TAIL = 1e-3 * 4.0 * UNIT_ROUNDOFF
 # Peak bytes per point of the composed grid, per row (plain: 1 row; optimistic and tilted:
 # 2, composed one after the other). Measured as growth of the peak RSS (the FFT's own
 # buffers included) on an 18M-point CIFAR-10 composition: 29 B/point plain, 41 optimistic,
@@ -198,6 +205,8 @@ _TAIL_TOLERANCE = 1e-3
 _TAIL_BIN = 0.25
 #: Grids are not refined for an accuracy finer than this (the closed-form solves' margin).
 _FINEST_REFINEMENT = 1e-10
+#: At most this many finer grids per query, each chosen from the gap the previous reached.
+_GRID_REFINEMENTS = 2
 
 
 def _without_allowance(profile: Profile) -> Profile:
@@ -246,13 +255,49 @@ class _ProfileGuarantee(_Guarantee):
         return self.lower_factory()
 
     def delta_upper(self, epsilon):
-        return np.max([p.delta(epsilon) for p in self.upper], axis=0)
+        """The upper bound on δ(ε), tilted where the plain allowance is a share of the accuracy."""
+        upper = np.max([p.delta(epsilon) for p in self.upper], axis=0)
+        if self.refine_upper is None or self.accuracy is None:
+            return upper
+        allowance = np.max([p.allowance(epsilon) for p in self.upper], axis=0)
+        wanted = allowance > _ALLOWANCE_SHARE * self.accuracy * upper
+        if np.any(wanted & np.isfinite(epsilon)):
+            tilted = self._tilted_upper(None)  # the default tilt only, for δ(ε)
+            if tilted:
+                upper = np.minimum(upper, np.max([p.delta(epsilon) for p in tilted], axis=0))
+        return upper
 
     def delta_lower(self, epsilon):
         return np.max([p.delta(epsilon) for p in self.lower], axis=0)
 
     def epsilon_upper(self, delta):
-        return max(p.epsilon(delta) for p in self.upper)
+        """The upper bound on ε(δ), tilted where the plain allowance is a share of the accuracy.
+
+        Long runs are composed plain first (:func:`_compose_all`); where their
+        rounding allowance costs ε more than :data:`_ALLOWANCE_SHARE` of what
+        the accuracy allows (or leaves it infinite: δ below the plain floor),
+        the tilted composition is used (:meth:`_upper_refined`).
+        """
+        upper = max(p.epsilon(delta) for p in self.upper)
+        if self.refine_upper is None or self.accuracy is None:
+            return upper
+        budget = _ALLOWANCE_SHARE * self.accuracy * gap_scale(upper)
+        return self._upper_refined(delta, upper, budget)
+
+    def _upper_refined(self, delta: float, upper: float, budget: float) -> float:
+        """``upper`` made smaller by tilted compositions while its allowance costs > ``budget``.
+
+        The default tilt first; where its allowance still decides, one for δ's decade.
+        """
+        computed = max(_without_allowance(p).epsilon(delta) for p in self.upper)
+        for tail in (None, 10.0 ** math.floor(math.log10(delta))):
+            if not (math.isinf(upper) or upper - computed > budget):
+                break
+            tilted = self._tilted_upper(tail)
+            if tilted:
+                upper = min(upper, max(p.epsilon(delta) for p in tilted))
+                computed = max(_without_allowance(p).epsilon(delta) for p in tilted)
+        return upper
 
     def epsilon_lower(self, delta):
         return max(p.epsilon(delta) for p in self.lower)
@@ -305,19 +350,10 @@ class _ProfileGuarantee(_Guarantee):
         """(lower, upper) on ε(δ), each side refined where its allowance keeps them apart."""
         upper = self.epsilon_upper(delta)
         lower = self.epsilon_lower(delta)
-        if not self._refines() or (math.isfinite(upper) and upper - lower <= self.accuracy * upper):
+        if not self._refines() or (math.isfinite(upper) and upper - lower <= self.accuracy * gap_scale(upper)):
             return lower, upper
         if self.refine_upper is not None:
-            computed = max(_without_allowance(p).epsilon(delta) for p in self.upper)
-            # The default tilt first; where its allowance still decides, one for δ's decade.
-            for tail in (None, 10.0 ** math.floor(math.log10(delta))):
-                cost = upper - computed
-                if not (math.isinf(upper) or cost > _ALLOWANCE_SHARE * (upper - lower)):
-                    break
-                tilted = self._tilted_upper(tail)
-                if tilted:
-                    upper = min(upper, max(p.epsilon(delta) for p in tilted))
-                    computed = max(_without_allowance(p).epsilon(delta) for p in tilted)
+            upper = self._upper_refined(delta, upper, _ALLOWANCE_SHARE * (upper - lower))
         if self.refine_lower is not None and math.isfinite(upper):
             computed = max(_without_allowance(p).epsilon(delta) for p in self.lower)
             if computed - lower > _ALLOWANCE_SHARE * (upper - lower):
@@ -343,21 +379,29 @@ class _ProfileGuarantee(_Guarantee):
         (None where memory does not allow them). Both are certified, so the
         tighter of each pair is kept.
         """
-        gap = (upper - lower) / upper
+        gap = (upper - lower) / gap_scale(upper)
         if gap <= self.accuracy:
             return lower, upper
         lower_cost, upper_cost = self.allowance_costs(delta)
         if max(lower_cost, upper_cost) > _ALLOWANCE_SHARE * (upper - lower):
             return lower, upper  # the allowances decide: finer grids do not help
-        halvings = max(1, math.ceil(math.log2(gap / (0.9 * self.accuracy))))
-        key = ("grid", halvings)
-        if key not in self._refined:
-            self._refined[key] = self.refine_grid(self.accuracy / 2.0**halvings)
-        finer = self._refined[key]
-        if finer is None:
-            return lower, upper
-        finer_lower, finer_upper = finer.epsilon_bounds(delta)
-        return max(lower, finer_lower), min(upper, finer_upper)
+        accuracy, halvings = self.accuracy, 0
+        # At most _GRID_REFINEMENTS steps, each from the gap the previous grid reached
+        # (the finer accountings do not refine for their own accuracy: no cascade).
+        for _ in range(_GRID_REFINEMENTS):
+            halvings += max(1, math.ceil(math.log2(gap / (0.9 * self.accuracy))))
+            key = ("grid", halvings)
+            if key not in self._refined:
+                self._refined[key] = self.refine_grid(accuracy / 2.0**halvings)
+            finer = self._refined[key]
+            if finer is None:
+                break
+            finer_lower, finer_upper = finer.epsilon_bounds(delta)
+            lower, upper = max(lower, finer_lower), min(upper, finer_upper)
+            gap = (upper - lower) / gap_scale(upper)
+            if gap <= self.accuracy:
+                break
+        return lower, upper
 
     def upper_floor(self) -> float:
         """The smallest δ any of the upper profiles resolves (δ at ε = ∞)."""
@@ -576,8 +620,8 @@ def _loss_moments(losses: dict, counts: dict) -> tuple[float, float]:
     return mean, variance
 
 
-def _relative_error_coefficient(losses: dict, counts: dict) -> float | None:
-    """κ with the upper bound's relative ε error ≈ κ·h² at grid spacing h (None: no variance).
+def _error_law(losses: dict, counts: dict) -> tuple[float, float] | None:
+    """(κ, ε̂): the upper bound's relative ε error ≈ κ·h² at spacing h, near ε̂ (None: no variance).
 
     Connect-the-dots splits each loss between its two grid neighbours so that
     the Q-mass is kept; for a smooth loss distribution that adds about h²/12
@@ -587,7 +631,7 @@ def _relative_error_coefficient(losses: dict, counts: dict) -> float | None:
 
         Δε ≈ T·h²/12 + z·T·h²/(12·√V) = (T·h²/12)·(1 + (ε − m)/V),
 
-    with ε estimated as m + 4√V. Measured against fine references, this
+    with ε estimated as ε̂ = m + 4√V. Measured against fine references, this
     predicts the upper error within 6% on five CIFAR-10 and ImageNet runs
     ((ε − m)/V from 2.5 to 14), and within the reference's own uncertainty
     on a 10⁶-step run ((ε − m)/V = 0.24), where the old law, 0.5·T·h²/√V,
@@ -599,7 +643,24 @@ def _relative_error_coefficient(losses: dict, counts: dict) -> float | None:
     if variance <= 0:
         return None
     epsilon_estimate = max(mean + 4.0 * math.sqrt(variance), 1e-3)
-    return total_count * (1.0 + (epsilon_estimate - mean) / variance) / (12.0 * epsilon_estimate)
+    coefficient = total_count * (1.0 + (epsilon_estimate - mean) / variance) / 12.0
+    return coefficient / epsilon_estimate, epsilon_estimate
+
+
+def _relative_error_coefficient(losses: dict, counts: dict) -> float | None:
+    """κ with the upper bound's relative ε error ≈ κ·h² at grid spacing h (:func:`_error_law`)."""
+    law = _error_law(losses, counts)
+    return None if law is None else law[0]
+
+
+def gap_scale(epsilon: float) -> float:
+    """What ``accuracy`` is relative to: the bounds on ε are within accuracy·max(ε, 1).
+
+    Relative for ε ≥ 1 and absolute below: a relative gap of 5e-5 on
+    ε = 0.045 would be 2e-6 of ε, digits nobody reports, bought with grids
+    twenty times finer.
+    """
+    return max(epsilon, 1.0)
 
 
 #: The grids are chosen for this share of the accuracy (the error law is within ~10%).
@@ -607,11 +668,17 @@ _ACCURACY_SHARE = 0.9
 
 
 def _spacing_budget(losses: dict, counts: dict, accuracy: float) -> float | None:
-    """B with gap ≈ κ·(h² + h_l²/2) ≤ share·accuracy ⟺ h² + h_l²/2 ≤ B (None: any grid)."""
-    coefficient = _relative_error_coefficient(losses, counts)
-    if coefficient is None or coefficient <= 0:
+    """B with gap ≈ κ·(h² + h_l²/2) ≤ share·a ⟺ h² + h_l²/2 ≤ B (None: any grid).
+
+    a is the relative gap the accuracy allows at the estimated ε̂:
+    accuracy·max(ε̂, 1)/ε̂ (:func:`gap_scale`).
+    """
+    law = _error_law(losses, counts)
+    if law is None or law[0] <= 0:
         return None
-    return _ACCURACY_SHARE * accuracy / coefficient
+    coefficient, epsilon_estimate = law
+    relative = accuracy * gap_scale(epsilon_estimate) / epsilon_estimate
+    return _ACCURACY_SHARE * relative / coefficient
 
 
 def _choose_grid_spacing(losses: dict, counts: dict, accuracy: float) -> float:
@@ -696,6 +763,7 @@ def _compose_all(
     floor_required: bool,
     estimate: Callable[[float, int], int],
     tilt_tail: float | None = None,
+    plain_first: bool = False,
 ) -> dict[str, GridPLD]:
     """Discretise every mechanism and compose them all in the Fourier domain, per direction.
 
@@ -705,7 +773,10 @@ def _compose_all(
     (computing them exponentially tilted where the plain rounding allowance
     is larger, :func:`gaussdp.pld.composition.needs_tilt`). Where memory
     does not allow the tilted row: refused if ``floor_required``, else the
-    plain composition (with its larger floor) is computed.
+    plain composition (with its larger floor) is computed. ``plain_first``:
+    without a ``delta_floor``, long runs are composed plain too (their
+    queries then compose tilted where the plain allowance decides,
+    :class:`_ProfileGuarantee`).
     """
     memory = _available_memory()
     for leaf, pair in losses.items():
@@ -722,9 +793,11 @@ def _compose_all(
     floor = delta_floor if kind == PESSIMISTIC else None
 
     def rows_for(length: int) -> int:
-        if kind == OPTIMISTIC or pld_compose.needs_tilt(length, total_count, floor):
+        if kind == OPTIMISTIC:
             return 2
-        return 1
+        if plain_first and floor is None:
+            return 1
+        return 2 if pld_compose.needs_tilt(length, total_count, floor) else 1
 
     for index in range(len(DIRECTIONS)):
         length = estimate(spacing, index)
@@ -738,24 +811,33 @@ def _compose_all(
     for index, direction in enumerate(DIRECTIONS):
         if progress is not None:
             progress(f"{kind} bounds, {direction} direction: discretising")
-        items = [
-            (discretise(pair[index], spacing, kind, _DISCRETISATION_TAIL), counts[leaf])
-            for leaf, pair in losses.items()
-        ]
-        # Plain compositions cut their windows where the rounding allowance dominates.
-        if kind == PESSIMISTIC and rows_for(estimate(spacing, index)) == 2:
-            tail = pld_compose.DEFAULT_TAIL
-            plan = pld_compose.plan_composition(items, tail)
-        else:
+        # Plain compositions cut their grids and windows where the rounding allowance
+        # dominates.
+        tilted = kind == PESSIMISTIC and rows_for(estimate(spacing, index)) == 2
+        for _ in range(2):
+            cut = _DISCRETISATION_TAIL if tilted else _PLAIN_DISCRETISATION_TAIL
+            items = [
+                (discretise(pair[index], spacing, kind, cut), counts[leaf])
+                for leaf, pair in losses.items()
+            ]
+            if tilted:
+                tail = pld_compose.DEFAULT_TAIL
+                plan = pld_compose.plan_composition(items, tail)
+                break
             plan, tail = pld_compose.plain_plan(items)
-        rows = rows_for(plan.length)
+            # the estimate said plain; the window itself may say otherwise (then tilted,
+            # on the grid of a tilted composition)
+            tilted = kind == PESSIMISTIC and rows_for(plan.length) == 2
+            if not tilted:
+                break
+        rows = 2 if kind == OPTIMISTIC or tilted else 1
         needed = _BYTES_PER_POINT * plan.length * rows
         _check_memory(plan.length, rows, spacing, total_count, memory, "")
         if progress is not None:
             progress(f"{kind} bounds, {direction} direction: composing ({plan.length:,} points)")
         try:
             results[direction] = pld_compose.compose_many(
-                items, tail, plan=plan, floor=floor, tilt_tail=tilt_tail
+                items, tail, plan=plan, floor=floor, tilt_tail=tilt_tail, tilt=rows == 2
             )
         except MemoryError as error:  # the estimate was wrong or memory went elsewhere
             raise MemoryError(
@@ -893,7 +975,7 @@ class Accounting:
     def _warn_if_apart(self, deltas, lower, upper) -> None:
         """One :class:`AccuracyWarning` for the δ whose bounds are relatively furthest apart."""
         with np.errstate(divide="ignore", invalid="ignore"):
-            gaps = np.where(upper > 0, (upper - lower) / upper, 0.0)
+            gaps = (upper - lower) / np.maximum(upper, 1.0)  # gap_scale
         gaps = np.where(np.isinf(upper), np.inf, gaps)
         worst = int(np.argmax(gaps))
         if gaps[worst] <= self.accuracy:
@@ -935,7 +1017,7 @@ class Accounting:
         warnings.warn(
             f"accuracy {self.accuracy:g} not reached at delta={delta:g}: the certified bounds "
             f"[{lower[worst]:.10g}, {upper[worst]:.10g}] are {gaps[worst]:.2g} apart "
-            f"(relative); {why}",
+            f"(relative to max(epsilon, 1)); {why}",
             AccuracyWarning,
             stacklevel=3,
         )
@@ -1198,6 +1280,7 @@ def _numerical(
                 delta_floor,
                 delta_floor is not None,
                 estimate,
+                plain_first=accuracy is not None,
             )
         return cache[kind]
 
@@ -1244,7 +1327,12 @@ def _numerical(
                 )
             except InvalidParameterError:  # memory does not allow that grid
                 return None
-            return refined._guarantee
+            guarantee = refined._guarantee
+            if isinstance(guarantee, _ProfileGuarantee):
+                # one refinement, for this accounting's accuracy: the finer accounting does
+                # not refine its own grids again for its (finer) accuracy
+                guarantee = replace(guarantee, refine_grid=None, _refined={})
+            return guarantee
 
     return Accounting(
         mechanism,

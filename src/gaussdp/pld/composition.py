@@ -236,11 +236,26 @@ def compose(first: GridPLD, second: GridPLD, tail: float = DEFAULT_TAIL) -> Grid
     return trim(composed, tail)
 
 
+#: Terms of a moment generating function this far (in log) below its largest are not
+#: exponentiated: each is counted as e^{−this} of the largest (an upper bound).
+_LOG_NEGLIGIBLE = 40.0
+
+
 def _log_mgf(log_p: np.ndarray, index: np.ndarray, lam: float) -> float:
-    """log Σ_i p_i e^{λ i} (relative indices i), computed without overflow."""
+    """An upper bound on log Σ_i p_i e^{λ i} (relative indices i), computed without overflow.
+
+    Terms more than :data:`_LOG_NEGLIGIBLE` below the largest are counted at
+    that level instead of being exponentiated (the far tails of a long grid:
+    at most a relative n·e^{−40} ≈ 4e-18·n too much, which only widens
+    Chernoff windows and lowers tilted rows). Every caller needs an upper
+    bound: a window, the mass beyond it, a tilted row that sums to at most 1.
+    """
     exponent = log_p + lam * index
     top = float(np.max(exponent))
-    return top + math.log(float(np.sum(np.exp(exponent - top))))
+    large = exponent[exponent > top - _LOG_NEGLIGIBLE]
+    rest = exponent.size - large.size
+    total = float(np.sum(np.exp(large - top))) + rest * math.exp(-_LOG_NEGLIGIBLE)
+    return top + math.log(total)
 
 
 def _chernoff_cut(
@@ -586,6 +601,7 @@ def compose_many(
     plan: CompositionPlan | None = None,
     floor: float | None = None,
     tilt_tail: float | None = None,
+    tilt: bool | None = None,
 ) -> GridPLD:
     """Compose ``count`` copies of each distribution, all in the Fourier domain.
 
@@ -613,6 +629,8 @@ def compose_many(
     of compositions (:func:`needs_tilt`). ``tilt_tail`` centres the tilt where
     the upper tail is about this (default 1e-10): where δ is wanted most
     accurately, as the rounding error is smallest relative to δ there.
+    ``tilt`` decides for the pessimistic form instead of :func:`needs_tilt`
+    (False: plain, whatever the number of compositions; True: tilted).
     """
     first = items[0][0]
     for pld, _ in items[1:]:
@@ -641,7 +659,7 @@ def compose_many(
         masses = _compose_row(items, lambda _, pld: pld.p_masses, length, low, keep)
         tilted_q = _compose_row(items, lambda _, pld: pld.tilted_q_masses, length, low, keep)
         slack = inherited + plan.below + rounding_allowance(length, total_count)
-    elif not needs_tilt(length, total_count, floor):
+    elif not (needs_tilt(length, total_count, floor) if tilt is None else tilt):
         masses = _compose_row(items, lambda _, pld: pld.p_masses, length, low, keep)
         slack = inherited + plan.above + rounding_allowance(length, total_count)
     else:

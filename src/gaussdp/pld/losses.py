@@ -263,20 +263,26 @@ class SubsampledLoss(PrivacyLoss):
     def _mix(self, p, q):
         return (1.0 - self.probability) * q + self.probability * p
 
-    def sf(self, x):
+    def _tails(self, x):
+        """((P(L > x), Q(L > x)), (P(L ≤ x), Q(L ≤ x))) from one evaluation of the inner tails."""
         gamma_inverse = self._inverse(x if self.direction == "remove" else -np.asarray(x))
         sf_p, sf_q, cdf_p, cdf_q = self._inner_tails(gamma_inverse)
         if self.direction == "remove":
-            return self._mix(sf_p, sf_q), sf_q
+            return (self._mix(sf_p, sf_q), sf_q), (self._mix(cdf_p, cdf_q), cdf_q)
         # add: L'' > x ⟺ L' < −x ⟺ L < g(−x); first distribution Q, second the mixture
-        return cdf_q, self._mix(cdf_p, cdf_q)
+        return (cdf_q, self._mix(cdf_p, cdf_q)), (sf_q, self._mix(sf_p, sf_q))
+
+    def sf(self, x):
+        return self._tails(x)[0]
 
     def cdf(self, x):
-        gamma_inverse = self._inverse(x if self.direction == "remove" else -np.asarray(x))
-        sf_p, sf_q, cdf_p, cdf_q = self._inner_tails(gamma_inverse)
-        if self.direction == "remove":
-            return self._mix(cdf_p, cdf_q), cdf_q
-        return sf_q, self._mix(sf_p, sf_q)
+        return self._tails(x)[1]
+
+    def interval_masses(self, edges):
+        """As :meth:`PrivacyLoss.interval_masses`, with the inner tails evaluated once."""
+        edges = np.asarray(edges, dtype=float)
+        (sf_p, sf_q), (cdf_p, cdf_q) = self._tails(edges)
+        return _cell_masses(sf_p, cdf_p), _cell_masses(sf_q, cdf_q)
 
     @property
     def infinity_mass(self) -> float:  # type: ignore[override]
