@@ -26,6 +26,7 @@ Without :mod:`fcntl` (not POSIX) the file is opened without a lock.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import warnings
 
@@ -39,6 +40,7 @@ except ImportError:  # pragma: no cover - not on POSIX
 
 __all__ = ["ResultsLock", "StaleLockWarning"]
 
+_TAKEN = {errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK}  # what a lock held elsewhere raises
 _HELD: set[tuple[int, int]] = set()  # (device, inode) of the files locked by this process
 
 
@@ -130,11 +132,15 @@ class ResultsLock:
             return
         try:
             fcntl.lockf(self.descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        except OSError as error:
+            if error.errno not in _TAKEN:  # no such locks on this file system: go on
+                return
             raise _busy(self.path, lock_holders(self.descriptor).get("POSIX")) from None
         try:
             fcntl.flock(self.descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        except OSError as error:
+            if error.errno not in _TAKEN:
+                return
             taker = lock_holders(self.descriptor).get("FLOCK")
             if taker is not None and taker > 0 and process_alive(taker):
                 raise _busy(self.path, taker) from None  # a live sweep of an earlier version
@@ -143,7 +149,7 @@ class ResultsLock:
                 f"{self.path} was locked by a sweep that is no longer running{ended} and is "
                 "still held by processes it left behind; taking over",
                 StaleLockWarning,
-                stacklevel=4,
+                stacklevel=5,  # the caller of gaussdp.sweep
             )
 
     def release(self) -> None:

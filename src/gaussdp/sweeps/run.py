@@ -377,7 +377,8 @@ def sweep(
     ------
     InvalidParameterError
         For an invalid grid (naming the parameter and the value), format or
-        option, or results of another grid in ``output``.
+        option, results of another grid in ``output``, or ``output`` being
+        written by another sweep that is still running (its process named).
     SweepError
         When a worker process dies or the cluster fails; the finished rows
         are saved and running again resumes.
