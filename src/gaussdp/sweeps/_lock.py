@@ -4,12 +4,12 @@ The lock is taken on the results file itself (the file rows are appended to), th
 one open file descriptor that the sweep reads, truncates and appends through, by two
 kernel locks, both released by the kernel when the process ends, however it ends:
 
-* a POSIX record lock (``fcntl(F_SETLK)``, Python's :func:`fcntl.lockf`) is the
+* a POSIX record lock (``fcntl(F_SETLK)``, Python's ``fcntl.lockf``) is the
   authority. It belongs to the process that took it — worker processes forked later do
   not inherit it — so it never outlives the sweep's main process. A second sweep that
   finds it taken is refused with the process id of the live sweep (read from
   ``/proc/locks`` on Linux).
-* :func:`fcntl.flock` on the open file, which earlier versions took alone. It refuses a
+* ``fcntl.flock`` on the open file, which earlier versions took alone. It refuses a
   second sweep in the same process too, and a sweep of an earlier version. Forked
   workers share it; if it is still held while the POSIX lock is free, the sweep that
   took it has ended and processes it left behind hold it (earlier versions' workers
