@@ -35,6 +35,8 @@ _INTERVAL = 0.5  # seconds between the fallback's checks
 
 def process_alive(pid: int) -> bool:
     """Whether a process with this id exists (and is not a zombie, where that can be read)."""
+    if os.name == "nt":  # os.kill(pid, 0) would send CTRL_C_EVENT there
+        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
