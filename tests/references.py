@@ -8,11 +8,17 @@ import mpmath
 
 
 def bisect(func, low, high, iterations=400):
-    """Root of a monotone ``func`` on [low, high] by bisection (no tolerance games)."""
+    """Root of a monotone ``func`` on [low, high] by bisection (no tolerance games).
+
+    It stops early only where the interval can no longer shrink at the working precision
+    (the midpoint rounds to an end): every later step would leave the answer unchanged.
+    """
     low, high = mpmath.mpf(low), mpmath.mpf(high)
     f_low = func(low)
     for _ in range(iterations):
         middle = (low + high) / 2
+        if middle == low or middle == high:
+            return middle  # a fixed point of the steps below: the same answer as all of them
         f_middle = func(middle)
         if (f_middle > 0) == (f_low > 0):
             low, f_low = middle, f_middle

@@ -155,12 +155,17 @@ def test_laplace_mu_is_the_tight_mu_of_its_exact_curve(epsilon):
     a = mpmath.mpf(log_alphas[max(k - 1, 0)])
     b = mpmath.mpf(log_alphas[min(k + 1, len(log_alphas) - 1)])
     ratio = (mpmath.sqrt(5) - 1) / 2
-    for _ in range(50):
-        c, d = b - ratio * (b - a), a + ratio * (b - a)
-        if _laplace_needs(epsilon, mpmath.exp(c)) >= _laplace_needs(epsilon, mpmath.exp(d)):
-            b = d
+    c, d = b - ratio * (b - a), a + ratio * (b - a)
+    need_c, need_d = _laplace_needs(epsilon, mpmath.exp(c)), _laplace_needs(epsilon, mpmath.exp(d))
+    for _ in range(50):  # each step reuses one of its two inner points (1 - ratio = ratio²)
+        if need_c >= need_d:
+            b, d, need_d = d, c, need_c
+            c = b - ratio * (b - a)
+            need_c = _laplace_needs(epsilon, mpmath.exp(c))
         else:
-            a = c
+            a, c, need_c = c, d, need_d
+            d = a + ratio * (b - a)
+            need_d = _laplace_needs(epsilon, mpmath.exp(d))
     best = _laplace_needs(epsilon, mpmath.exp((a + b) / 2))
     assert best <= mu <= float(best) * (1 + 1e-9) + 1e-12  # valid there, and no larger
 

@@ -1,8 +1,14 @@
 """gaussdp sweep: files, exit codes and one-line errors."""
 
+import contextlib
 import csv
 import io
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -136,31 +142,58 @@ def test_missing_grid_file(capsys, tmp_path):
     assert "file not found" in line
 
 
+# Started as from a terminal, where Python turns Ctrl-C (SIGINT) into KeyboardInterrupt:
+# whatever the test runner inherited. A background job of a non-interactive shell
+# (`python -m pytest &` in a script, CI runners) starts with SIGINT ignored, and its
+# children inherit that disposition through exec; Python then leaves SIGINT ignored, as
+# every program does, and the sweep would run to the end (exit status 0).
+_AS_FROM_A_TERMINAL = (
+    "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "runpy.run_module('gaussdp.cli', run_name='__main__', alter_sys=True)"
+)
+
+INTERRUPTED_GRID = (
+    '[sweep]\ndeltas = [1e-5]\n[[mechanism]]\ntype = "dpsgd"\n'
+    f"noise_multiplier = {[0.8 + 0.05 * i for i in range(40)]}\n"
+    "sampling_probability = 0.02\nsteps = 1000\n"
+)
+
+
+def sweep_command(grid, output, workers):
+    return [sys.executable, "-c", _AS_FROM_A_TERMINAL, "sweep", str(grid), "-o", str(output),
+            "--workers", workers, "--no-progress"]  # fmt: skip
+
+
+def wait_for_lines(process, output, count, timeout=120.0):
+    """Block until the sweep has written ``count`` lines (it is running, its handlers set)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if output.exists() and len(output.read_text().splitlines()) >= count:
+            return
+        assert process.poll() is None, process.communicate()
+        time.sleep(0.02)
+    raise AssertionError(f"the sweep wrote fewer than {count} lines in {timeout} s")
+
+
+def assert_every_point_once(output, size):
+    text = output.read_text()
+    assert text.endswith("\n")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert sorted(int(row["point"]) for row in rows) == list(range(size))
+
+
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_ctrl_c_leaves_whole_lines_and_the_next_run_resumes(tmp_path, workers):
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
     grid = tmp_path / "grid.toml"
-    grid.write_text(
-        '[sweep]\ndeltas = [1e-5]\n[[mechanism]]\ntype = "dpsgd"\n'
-        f"noise_multiplier = {[0.8 + 0.05 * i for i in range(40)]}\n"
-        "sampling_probability = 0.02\nsteps = 1000\n"
-    )
+    grid.write_text(INTERRUPTED_GRID)
     output = tmp_path / "results.csv"
-    command = [sys.executable, "-m", "gaussdp.cli", "sweep", str(grid), "-o", str(output),
-               "--workers", workers, "--no-progress"]  # fmt: skip
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=os.environ)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if output.exists() and len(output.read_text().splitlines()) >= 3:
-            break
-        time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=60)
+    command = sweep_command(grid, output, workers)
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_lines(process, output, 3)
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=120)
     text = output.read_text()
     # 38 points were left when the signal was sent (seconds of work): it must interrupt.
     assert process.returncode == 130, err
@@ -170,9 +203,59 @@ def test_ctrl_c_leaves_whole_lines_and_the_next_run_resumes(tmp_path, workers):
     done = len(text.splitlines()) - 1
     resumed = subprocess.run(command, capture_output=True, text=True, check=False)
     assert resumed.returncode == 0, resumed.stderr
-    rows = list(csv.DictReader(output.open()))
-    assert sorted(int(row["point"]) for row in rows) == list(range(40))
+    assert_every_point_once(output, 40)
     assert done < 40
+
+
+def _children(pid):
+    """Process ids whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                with open(f"/proc/{entry}/stat") as stat:
+                    if int(stat.read().rpartition(")")[2].split()[1]) == pid:
+                        found.append(int(entry))
+    return found
+
+
+def _running(pid):
+    """Whether the process exists and is not a zombie (an orphan's zombie may stay unreaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads processes from /proc")
+def test_killing_the_main_process_ends_its_workers_and_the_next_run_resumes(tmp_path):
+    # What the out-of-memory killer does: kill -9 of the sweep's main process, which then
+    # runs no clean-up at all.
+    grid = tmp_path / "grid.toml"
+    grid.write_text(INTERRUPTED_GRID)
+    output = tmp_path / "results.csv"
+    command = sweep_command(grid, output, "2")
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        wait_for_lines(process, output, 3)
+        workers = _children(process.pid)
+        assert len(workers) >= 2, workers  # the pool's workers (and its resource tracker)
+        process.kill()
+        process.wait(timeout=60)
+        deadline = time.monotonic() + 60
+        while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not any(_running(pid) for pid in workers), "workers outlived their sweep"
+    finally:  # nothing left behind, whatever failed
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+    before = len(output.read_text().splitlines()) - 1
+    assert before < 40
+    resumed = subprocess.run(command, capture_output=True, text=True, check=False, timeout=300)
+    assert resumed.returncode == 0 and resumed.stderr == "", resumed.stderr
+    assert_every_point_once(output, 40)
 
 
 def test_parquet_needs_an_output_file(capsys, grid_file):

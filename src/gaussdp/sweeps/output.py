@@ -29,6 +29,10 @@ another fingerprint (the grid file changed), or results without a record,
 are refused unless the caller restarts (``--restart``), which removes them.
 Rows whose ``error`` is set count as done; delete them (or restart) to
 compute them again.
+
+One sweep writes a file at a time: the file is locked (:mod:`gaussdp.sweeps._lock`)
+before it is read, truncated or removed, and the lock ends with the sweep's main
+process, however that ends.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from gaussdp._validation import InvalidParameterError
+from gaussdp.sweeps._lock import ResultsLock
 from gaussdp.sweeps.grid import SweepGrid
 
 __all__ = ["FORMATS", "ResultsFile", "StreamWriter", "format_for"]
@@ -142,10 +147,10 @@ def _typed(raw: dict[str, Any], grid: SweepGrid) -> dict[str, Any]:
     return row
 
 
-def _read_lines(path: str, kind: str, grid: SweepGrid) -> tuple[dict[int, list[dict]], int]:
-    """Complete points in a CSV or JSON Lines file, and the byte length to keep."""
-    with open(path, "rb") as handle:
-        data = handle.read()
+def _read_lines(
+    data: bytes, path: str, kind: str, grid: SweepGrid
+) -> tuple[dict[int, list[dict]], int]:
+    """Complete points in the content of a CSV or JSON Lines file, and the byte length to keep."""
     columns = grid.columns
     position = 0
     lines: list[tuple[int, bytes]] = []  # (start offset, line without its newline)
@@ -256,31 +261,32 @@ class ResultsFile:
         self.kind = "csv" if output_format == "csv" else "json"
         if os.path.isdir(self.path):
             raise InvalidParameterError(f"output {self.path} is a directory, not a file")
-        if restart:
-            for name in {self.path, self.lines_path, self.record_path}:
-                with contextlib.suppress(FileNotFoundError):
-                    os.remove(name)
-        self.done = self._existing()
-        self._write_record()
-        self._handle = open(self.lines_path, "a", encoding="utf-8", newline="")
-        self._lock()
+        # Locked before anything is read, truncated or removed: a live sweep's file is
+        # left alone (see gaussdp.sweeps._lock).
+        self._lock = ResultsLock(self.lines_path)
+        try:
+            if restart:
+                self._lock.truncate(0)
+                for name in {self.path, self.record_path} - {self.lines_path}:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.remove(name)
+            self.done = self._existing()
+            self._write_record()
+            self._handle = open(
+                self._lock.descriptor, "a", encoding="utf-8", newline="", closefd=False
+            )
+        except BaseException:
+            created = self._lock.created
+            self._lock.release()
+            if created:  # leave no empty file behind a refused sweep
+                with contextlib.suppress(OSError):
+                    if os.path.getsize(self.lines_path) == 0:
+                        os.remove(self.lines_path)
+            raise
         if self._handle.tell() == 0 and self.kind == "csv":
             self._append(
                 csv_lines([dict(zip(self.columns, self.columns, strict=True))], self.columns)
             )
-
-    def _lock(self) -> None:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not on POSIX
-            return
-        try:
-            fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            self._handle.close()
-            raise InvalidParameterError(
-                f"{self.lines_path} is being written by another sweep; wait for it to finish"
-            ) from None
 
     def _existing(self) -> dict[int, list[dict]]:
         data_exists = any(
@@ -323,13 +329,12 @@ class ResultsFile:
                 row = _typed(raw, self.grid)
                 done.setdefault(row["point"], []).append(row)
             # Seed the partial file with them: the final file is rewritten from it.
-            with open(self.lines_path, "w", encoding="utf-8") as handle:
-                handle.write(json_lines(_in_order(done), self.columns))
+            self._lock.replace_content(json_lines(_in_order(done), self.columns).encode("utf-8"))
             return done
-        if os.path.exists(self.lines_path):
-            done, keep = _read_lines(self.lines_path, self.kind, self.grid)
-            if keep < os.path.getsize(self.lines_path):
-                os.truncate(self.lines_path, keep)
+        data = self._lock.read()
+        done, keep = _read_lines(data, self.lines_path, self.kind, self.grid)
+        if keep < len(data):
+            self._lock.truncate(keep)
         return done
 
     def _write_record(self) -> None:
@@ -360,23 +365,19 @@ class ResultsFile:
     def close(self, complete: bool) -> None:
         """Close the file; for Parquet, write the final file once every point is done."""
         try:
-            import fcntl
-
-            # Worker processes forked while the file was open share its lock: release it
-            # explicitly, so the next run is not refused while they are winding down.
-            fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
-        except (ImportError, OSError):  # pragma: no cover - not on POSIX
-            pass
-        self._handle.close()
-        if self.format != "parquet" or not complete:
-            return
-        pyarrow = _pyarrow()
-        done, _ = _read_lines(self.lines_path, "json", self.grid)
-        table = pyarrow.Table.from_pylist(list(_in_order(done)))
-        temporary = self.path + ".tmp"
-        pyarrow.parquet.write_table(table, temporary)
-        os.replace(temporary, self.path)
-        os.remove(self.lines_path)
+            self._handle.close()
+            if self.format == "parquet" and complete:
+                pyarrow = _pyarrow()
+                done, _ = _read_lines(self._lock.read(), self.lines_path, "json", self.grid)
+                table = pyarrow.Table.from_pylist(list(_in_order(done)))
+                temporary = self.path + ".tmp"
+                pyarrow.parquet.write_table(table, temporary)
+                os.replace(temporary, self.path)
+                os.remove(self.lines_path)
+        finally:
+            # Unlocked also for worker processes forked while the file was open (they
+            # share its flock) and still winding down: the next run is not refused.
+            self._lock.release()
 
 
 def _in_order(done: dict[int, list[dict]]):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import multiprocessing
 import os
 import signal
 import sys
@@ -26,6 +27,7 @@ from typing import Any
 from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError
 from gaussdp.accountant import Accounting, account
+from gaussdp.sweeps._parent import end_with_parent
 from gaussdp.sweeps._progress import SweepProgress
 from gaussdp.sweeps._threads import limit_threads, single_threaded
 from gaussdp.sweeps.grid import Outputs, SweepGrid, read_grid
@@ -144,8 +146,13 @@ def run_task(task: Task) -> list[tuple[int, list[dict[str, Any]]]]:
         return list(iter_task(task))
 
 
-def _initialise_worker() -> None:
-    """Local worker processes: one thread each; Ctrl-C is handled by the parent only."""
+def _initialise_worker(main: int, forked_by_main: bool) -> None:
+    """Local worker processes: one thread each; Ctrl-C is handled by the parent only.
+
+    A worker ends with the sweep's main process ``main``, however that ends
+    (``kill -9`` included): see :mod:`gaussdp.sweeps._parent`.
+    """
+    end_with_parent(main, forked_by_main)
     limit_threads()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
@@ -219,7 +226,13 @@ def _run_here(tasks: list[Task], on_point) -> None:
 
 
 def _run_processes(tasks: list[Task], workers: int, on_point) -> None:
-    executor = ProcessPoolExecutor(max_workers=workers, initializer=_initialise_worker)
+    context = multiprocessing.get_context()
+    executor = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=_initialise_worker,
+        initargs=(os.getpid(), context.get_start_method() != "forkserver"),
+    )
     interrupted = True
     try:
         pending = {executor.submit(run_task, task) for task in tasks}
@@ -364,7 +377,8 @@ def sweep(
     ------
     InvalidParameterError
         For an invalid grid (naming the parameter and the value), format or
-        option, or results of another grid in ``output``.
+        option, results of another grid in ``output``, or ``output`` being
+        written by another sweep that is still running (its process named).
     SweepError
         When a worker process dies or the cluster fails; the finished rows
         are saved and running again resumes.
