@@ -79,7 +79,7 @@ def from_counts(tp, fn, fp, tn, *, alpha=0.05, delta=0.0, against=None) -> Audit
     >>> round(result.points[0].fpr_upper, 6)  # 1 − 0.025^(1/100)
     0.036217
     >>> round(result.epsilon_lower, 4), round(result.mu_lower, 4)
-    (3.2813, 3.5927)
+    (3.2813, 3.5928)
     """
     tp = check_count("tp", tp)
     fn = check_count("fn", fn)

@@ -36,7 +36,8 @@ def _percent(alpha: float) -> str:
 
 
 def _p_text(p: float) -> str:
-    return "< 1e-300" if p <= 1e-300 else up(p, 2)
+    """``p = 0.053`` or ``p < 1e-300`` (rounded up)."""
+    return "p < 1e-300" if p <= 1e-300 else f"p = {up(p, 2)}"
 
 
 def result_text(result) -> str:
@@ -132,13 +133,13 @@ class AuditReport:
         confidence = _percent(self.result.alpha)
         if self.violation:
             return (
-                f"VIOLATION (p = {_p_text(self.p_value)}): at {confidence} confidence the attack "
+                f"VIOLATION ({_p_text(self.p_value)}): at {confidence} confidence the attack "
                 "did better than the accountant's certified curve allows, so the code that ran "
                 "leaks more than the accountant claims (a bug, or a mechanism other than the "
                 "one described)."
             )
         return (
-            f"no violation (p = {_p_text(self.p_value)}): every certified audit point lies on "
+            f"no violation ({_p_text(self.p_value)}): every certified audit point lies on "
             "or above the accountant's curve; the audit is consistent with the claim."
         )
 
@@ -224,7 +225,7 @@ class AuditReport:
         if self.epsilon_upper is not None:
             rows.append(("ε (accountant)", up(self.epsilon_upper, 5), f"upper bound at δ = {r.delta:g}"))
             rows.append(("ε from μ_lo", down(r.epsilon_from_mu_lower, 5), "model-based, not certified"))
-        rows.append(("p-value", _p_text(self.p_value), "violation test"))
+        rows.append(("p-value", "< 1e-300" if self.p_value <= 1e-300 else up(self.p_value, 2), "violation test"))
         lines = [
             f"## Audit of {self.title}",
             "",
@@ -278,10 +279,14 @@ class AuditReport:
         fpr = np.logspace(math.log10(low), 0.0, n)
         accountant = 1.0 - np.asarray(self.curve.beta(fpr), dtype=float)
         audit = 1.0 - np.asarray(gdp.beta(self.mu_lower, fpr), dtype=float)
-        boxes = [
-            (p.fpr_lower, p.fpr_upper, 1.0 - p.fnr_upper, 1.0 - p.fnr_lower)
-            for p in self.result.points
-        ]
+        boxes = []
+        for p in self.result.points:
+            # A point certified through the reversed pair (D', D) is drawn mirrored: the
+            # same rejection region has error rates (FNR, FPR) there (symmetric relation).
+            if p.fnr_upper < p.fpr_upper:
+                boxes.append((p.fnr_lower, p.fnr_upper, 1.0 - p.fpr_upper, 1.0 - p.fpr_lower))
+            else:
+                boxes.append((p.fpr_lower, p.fpr_upper, 1.0 - p.fnr_upper, 1.0 - p.fnr_lower))
         return fpr, accountant, audit, boxes
 
     def plot(self, ax=None):
@@ -312,14 +317,16 @@ class AuditReport:
         ax.set_xlabel("FPR = alpha")
         ax.set_ylabel("TPR = 1 - beta")
         verdict = "VIOLATION" if self.violation else "no violation"
-        ax.set_title(f"audit vs accountant: {verdict} (p = {_p_text(self.p_value)})", fontsize=10)
+        ax.set_title(f"audit vs accountant: {verdict} ({_p_text(self.p_value)})", fontsize=10)
         ax.legend(loc="lower right", fontsize=8)
         return ax
 
 
 def _floor(report) -> float:
-    lows = [p.fpr_lower for p in report.result.points if p.fpr_lower > 0]
-    lows += [1.0 - p.fnr_upper for p in report.result.points if p.fnr_upper < 1]
+    lows = []
+    for p in report.result.points:
+        lows += [x for x in (p.fpr_lower, p.fnr_lower) if x > 0]
+        lows += [1.0 - x for x in (p.fpr_upper, p.fnr_upper) if x < 1]
     low = min([1e-4, *(x / 3.0 for x in lows)])
     return max(low, 1e-10)
 
