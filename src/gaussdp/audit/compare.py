@@ -34,15 +34,15 @@ P_FLOOR = 1e-300
 def resolve_accounting(against):
     """An Accounting from ``against``: an Accounting as is, a mechanism accounted."""
     from gaussdp.accountant import account
+    from gaussdp.mechanisms import Mechanism
 
     if hasattr(against, "tradeoff") and hasattr(against, "gdp"):
         return against
-    try:
-        return account(against)
-    except (TypeError, AttributeError):
+    if not isinstance(against, Mechanism):
         raise InvalidParameterError(
             f"against must be a mechanism or an Accounting, got {type(against).__name__}"
-        ) from None
+        )
+    return account(against)
 
 
 def _below(curve, x: np.ndarray, y: np.ndarray) -> np.ndarray:
