@@ -245,12 +245,15 @@ def test_mu_lower_is_valid_on_shifted_gaussians():
     )
     assert above <= reps * 0.05 + 3 * math.sqrt(reps * 0.05 * 0.95)
     # ...and the attack is not powerless (the check above could fail)
-    assert np.mean(
-        [
-            from_scores(rng.normal(mu, 1, n), rng.normal(0, 1, n), thresholds=mu / 2).mu_lower
-            for _ in range(20)
-        ]
-    ) > 0.25 * mu
+    assert (
+        np.mean(
+            [
+                from_scores(rng.normal(mu, 1, n), rng.normal(0, 1, n), thresholds=mu / 2).mu_lower
+                for _ in range(20)
+            ]
+        )
+        > 0.25 * mu
+    )
 
 
 @pytest.mark.parametrize("thresholds", ["bonferroni", 0.0])

@@ -48,7 +48,9 @@ def test_p_value_is_the_smallest_violating_alpha(gaussian_run):
     result = from_counts(700, 300, 200, 800, against=gaussian_run)
     p = result.p_value
     assert 0.0 < p < 1.0
-    assert from_counts(700, 300, 200, 800, alpha=min(p * 1.01, 0.99), against=gaussian_run).violation
+    assert from_counts(
+        700, 300, 200, 800, alpha=min(p * 1.01, 0.99), against=gaussian_run
+    ).violation
     assert not from_counts(700, 300, 200, 800, alpha=p * 0.99, against=gaussian_run).violation
 
 
@@ -99,7 +101,7 @@ def test_plot_returns_axes(gaussian_run, tmp_path):
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     ax.figure.savefig(tmp_path / "audit.png")
     assert (tmp_path / "audit.png").stat().st_size > 1000
-    fpr, accountant, audit, boxes = report.roc_points()
+    _, accountant, audit, boxes = report.roc_points()
     # the accountant's curve lies above G_mu_lo (mu_lo <= mu_hi here)
     assert np.all(accountant >= audit - 1e-12)
     assert len(boxes) == 1

@@ -32,13 +32,13 @@ P_FLOOR = 1e-300
 
 
 def resolve_accounting(against):
-    """An Accounting from ``against``: an Accounting as is, a mechanism accounted."""
+    """An Accounting from ``against``: an Accounting as is, a mechanism or pipeline accounted."""
     from gaussdp.accountant import account
-    from gaussdp.mechanisms import Mechanism
+    from gaussdp.mechanisms import Mechanism, Pipeline
 
     if hasattr(against, "tradeoff") and hasattr(against, "gdp"):
         return against
-    if not isinstance(against, Mechanism):
+    if not isinstance(against, (Mechanism, Pipeline)):
         raise InvalidParameterError(
             f"against must be a mechanism or an Accounting, got {type(against).__name__}"
         )

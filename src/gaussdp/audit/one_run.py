@@ -228,9 +228,7 @@ def one_run(
     guesses = check_count("guesses", guesses)
     correct = check_count("correct", correct)
     if guesses > canaries:
-        raise InvalidParameterError(
-            f"guesses must be at most canaries ({canaries}), got {guesses}"
-        )
+        raise InvalidParameterError(f"guesses must be at most canaries ({canaries}), got {guesses}")
     if correct > guesses:
         raise InvalidParameterError(f"correct must be at most guesses ({guesses}), got {correct}")
     alpha = check_alpha(alpha)

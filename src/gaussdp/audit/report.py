@@ -223,9 +223,19 @@ class AuditReport:
             ("ε (audit)", down(r.epsilon_lower, 5), f"lower bound at δ = {r.delta:g}"),
         ]
         if self.epsilon_upper is not None:
-            rows.append(("ε (accountant)", up(self.epsilon_upper, 5), f"upper bound at δ = {r.delta:g}"))
-            rows.append(("ε from μ_lo", down(r.epsilon_from_mu_lower, 5), "model-based, not certified"))
-        rows.append(("p-value", "< 1e-300" if self.p_value <= 1e-300 else up(self.p_value, 2), "violation test"))
+            rows.append(
+                ("ε (accountant)", up(self.epsilon_upper, 5), f"upper bound at δ = {r.delta:g}")
+            )
+            rows.append(
+                ("ε from μ_lo", down(r.epsilon_from_mu_lower, 5), "model-based, not certified")
+            )
+        rows.append(
+            (
+                "p-value",
+                "< 1e-300" if self.p_value <= 1e-300 else up(self.p_value, 2),
+                "violation test",
+            )
+        )
         lines = [
             f"## Audit of {self.title}",
             "",
@@ -298,18 +308,41 @@ class AuditReport:
             _, ax = plt.subplots(figsize=(5.5, 5))
         fpr, accountant, audit, boxes = self.roc_points()
         low = fpr[0]
-        ax.plot(fpr, np.maximum(accountant, low), color="#1f77b4", lw=2,
-                label=f"accountant (certified), mu <= {up(self.mu_upper, 4)}")
-        ax.plot(fpr, np.maximum(audit, low), color="#d62728", ls="--",
-                label=f"G_mu at audit mu >= {down(self.mu_lower, 4)}")
+        ax.plot(
+            fpr,
+            np.maximum(accountant, low),
+            color="#1f77b4",
+            lw=2,
+            label=f"accountant (certified), mu <= {up(self.mu_upper, 4)}",
+        )
+        ax.plot(
+            fpr,
+            np.maximum(audit, low),
+            color="#d62728",
+            ls="--",
+            label=f"G_mu at audit mu >= {down(self.mu_lower, 4)}",
+        )
         ax.plot(fpr, fpr, color="#999", ls=":", lw=1, label="TPR = FPR")
         for i, (x0, x1, y0, y1) in enumerate(boxes):
             x0 = max(x0, low)
             colour = "#b00" if self.violation else "#2ca02c"
-            ax.add_patch(Rectangle((x0, max(y0, low)), x1 - x0, max(y1, low) - max(y0, low),
-                                   fill=True, alpha=0.25, color=colour))
-            ax.plot([x1], [max(y0, low)], marker="o", color=colour,
-                    label="audit: certified point and box" if i == 0 else None)
+            ax.add_patch(
+                Rectangle(
+                    (x0, max(y0, low)),
+                    x1 - x0,
+                    max(y1, low) - max(y0, low),
+                    fill=True,
+                    alpha=0.25,
+                    color=colour,
+                )
+            )
+            ax.plot(
+                [x1],
+                [max(y0, low)],
+                marker="o",
+                color=colour,
+                label="audit: certified point and box" if i == 0 else None,
+            )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlim(low, 1.0)
@@ -365,15 +398,29 @@ def roc_svg(report, width: int = 440, height: int = 400) -> str:
         d = f' stroke-dasharray="{dash}"' if dash else ""
         return f'<polyline fill="none" stroke="{colour}" stroke-width="2"{d} points="{pts}"/>'
 
-    parts = [f'<rect x="{left}" y="{top}" width="{inner_w}" height="{inner_h}" fill="white" stroke="#444"/>']
+    parts = [
+        f'<rect x="{left}" y="{top}" width="{inner_w}" height="{inner_h}" '
+        'fill="white" stroke="#444"/>'
+    ]
     for exponent in range(math.ceil(low), 1):
         x = float(x_of(10.0**exponent))
         y = float(y_of(10.0**exponent))
         label = "1" if exponent == 0 else f"1e{exponent}"
-        parts.append(f'<text x="{x:.1f}" y="{top + inner_h + 16}" font-size="11" text-anchor="middle">{label}</text>')
-        parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" font-size="11" text-anchor="end">{label}</text>')
-    parts.append(f'<text x="{left + inner_w / 2}" y="{height - 12}" font-size="13" text-anchor="middle">FPR = alpha</text>')
-    parts.append(f'<text x="14" y="{top + inner_h / 2}" font-size="13" text-anchor="middle" transform="rotate(-90 14 {top + inner_h / 2})">TPR = 1 - beta</text>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{top + inner_h + 16}" font-size="11" '
+            f'text-anchor="middle">{label}</text>'
+        )
+        parts.append(
+            f'<text x="{left - 6}" y="{y + 4:.1f}" font-size="11" text-anchor="end">{label}</text>'
+        )
+    parts.append(
+        f'<text x="{left + inner_w / 2}" y="{height - 12}" font-size="13" '
+        'text-anchor="middle">FPR = alpha</text>'
+    )
+    parts.append(
+        f'<text x="14" y="{top + inner_h / 2}" font-size="13" text-anchor="middle" '
+        f'transform="rotate(-90 14 {top + inner_h / 2})">TPR = 1 - beta</text>'
+    )
     parts.append(line(fpr, fpr, "#999", "4 4"))
     parts.append(line(fpr, accountant, "#1f77b4"))
     parts.append(line(fpr, audit, "#d62728", "6 3"))
@@ -381,7 +428,11 @@ def roc_svg(report, width: int = 440, height: int = 400) -> str:
     for x0, x1, y0, y1 in boxes:
         ax0, ax1 = float(x_of(x0)), float(x_of(x1))
         ay0, ay1 = float(y_of(y1)), float(y_of(y0))
-        parts.append(f'<rect x="{ax0:.2f}" y="{ay0:.2f}" width="{max(ax1 - ax0, 1):.2f}" height="{max(ay1 - ay0, 1):.2f}" fill="{colour}" fill-opacity="0.25" stroke="{colour}"/>')
+        parts.append(
+            f'<rect x="{ax0:.2f}" y="{ay0:.2f}" width="{max(ax1 - ax0, 1):.2f}" '
+            f'height="{max(ay1 - ay0, 1):.2f}" fill="{colour}" fill-opacity="0.25" '
+            f'stroke="{colour}"/>'
+        )
         parts.append(f'<circle cx="{ax1:.2f}" cy="{ay1:.2f}" r="4" fill="{colour}"/>')
     legend = [
         (f"accountant, mu <= {up(report.mu_upper, 4)}", "#1f77b4"),
@@ -391,7 +442,9 @@ def roc_svg(report, width: int = 440, height: int = 400) -> str:
     for i, (label, c) in enumerate(legend):
         y = top + inner_h - 14 - 16 * (len(legend) - 1 - i)
         x = left + inner_w - 200
-        parts.append(f'<line x1="{x}" y1="{y}" x2="{x + 22}" y2="{y}" stroke="{c}" stroke-width="3"/>')
+        parts.append(
+            f'<line x1="{x}" y1="{y}" x2="{x + 22}" y2="{y}" stroke="{c}" stroke-width="3"/>'
+        )
         parts.append(f'<text x="{x + 28}" y="{y + 4}" font-size="11">{html.escape(label)}</text>')
     body = "\n  ".join(parts)
     return (

@@ -109,7 +109,7 @@ class AuditResult:
 
     @property
     def violation(self) -> bool | None:
-        """True if a certified point lies beyond the accountant's curve (None without ``against``)."""
+        """True if a certified point lies beyond the accountant's curve (None: no ``against``)."""
         return None if self.report is None else self.report.violation
 
     @property

@@ -119,8 +119,7 @@ def _read_csv(path: Path, name: str, column: str | None) -> np.ndarray:
             index = header.index(column)
         else:
             raise InvalidParameterError(
-                f"{name} file {str(path)!r} has no column {column!r} "
-                f"(columns: {', '.join(header)})"
+                f"{name} file {str(path)!r} has no column {column!r} (columns: {', '.join(header)})"
             )
     else:
         if column is not None:
@@ -272,7 +271,9 @@ def from_scores(
                 f"thresholds must be 'bonferroni', 'split' or a number, got {thresholds!r}"
             ) from None
         if np.isnan(fixed):
-            raise InvalidParameterError("thresholds must be 'bonferroni', 'split' or a number, got nan")
+            raise InvalidParameterError(
+                "thresholds must be 'bonferroni', 'split' or a number, got nan"
+            )
         choice = "fixed"
     if choice == "fixed":
         result = _fixed(members, non_members, fixed, alpha, delta)
@@ -368,9 +369,7 @@ def _bonferroni(members, non_members, alpha, delta):
 def _split(members, non_members, alpha, delta, seed):
     rng = np.random.default_rng(seed)
     if members.size < 2 or non_members.size < 2:
-        raise InvalidParameterError(
-            "thresholds='split' needs at least 2 members and 2 non-members"
-        )
+        raise InvalidParameterError("thresholds='split' needs at least 2 members and 2 non-members")
     members = rng.permutation(members)
     non_members = rng.permutation(non_members)
     half_m, half_n = members.size // 2, non_members.size // 2
