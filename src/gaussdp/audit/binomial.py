@@ -12,8 +12,8 @@ so ``P[p > p_upper] <= a`` whatever ``p`` is; ``p_upper = 1`` when ``k = n``. Th
 lower bound is symmetric: ``P[Binomial(n, p_lower) >= k] = a``,
 ``p_lower = B⁻¹(a; k, n − k + 1)``, and ``0`` when ``k = 0``.
 
-The bounds are computed with :func:`scipy.special.betainccinv` and
-:func:`scipy.special.betaincinv` at ``a`` itself (never at ``1 − a``), so a
+The bounds are computed with ``scipy.special.betainccinv`` and
+``scipy.special.betaincinv`` at ``a`` itself (never at ``1 − a``), so a
 tiny level (a Bonferroni correction over a million thresholds) loses nothing.
 With no errors the upper bound has the closed form ``1 − a^(1/n)``, computed as
 ``−expm1(log(a) / n)``.
