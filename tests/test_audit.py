@@ -159,7 +159,9 @@ def _cp(k, n, level):
 
 @pytest.mark.parametrize("exact_limit", [10**9, 8])
 def test_bonferroni_matches_brute_force(monkeypatch, exact_limit):
-    monkeypatch.setattr(scores_module, "EXACT_LIMIT", exact_limit)  # 8: the pruned path
+    # 8: the ranked path (tabulated bounds rank the thresholds, the best 16 get exact ones)
+    monkeypatch.setattr(scores_module, "EXACT_LIMIT", exact_limit)
+    monkeypatch.setattr(scores_module, "RANKED", 16 if exact_limit == 8 else 1024)
     rng = np.random.default_rng(3)
     members = np.round(rng.normal(1.0, 1.0, 300), 2)  # ties on purpose
     non_members = np.round(rng.normal(0.0, 1.0, 250), 2)
@@ -169,6 +171,24 @@ def test_bonferroni_matches_brute_force(monkeypatch, exact_limit):
     assert result.epsilon_lower == pytest.approx(eps, rel=1e-7)
     assert result.mu_lower == pytest.approx(mu, rel=1e-7)
     assert result.used["thresholds_tried"] == 551
+    gap = result.used["search_gap"]
+    assert 0.0 <= gap["mu"] and 0.0 <= gap["epsilon"]
+
+
+def test_ranked_search_is_near_exhaustive_with_a_certified_gap(monkeypatch):
+    """Many scores (the ranked path): the result is valid and within its gap of the max."""
+    rng = np.random.default_rng(31)
+    members = rng.normal(1.0, 1.0, 6000)
+    non_members = rng.normal(0.0, 1.0, 6000)
+    ranked = from_scores(members, non_members, delta=1e-5)
+    monkeypatch.setattr(scores_module, "EXACT_LIMIT", 10**9)  # every threshold exactly
+    exhaustive = from_scores(members, non_members, delta=1e-5)
+    for name in ("epsilon", "mu"):
+        found = getattr(ranked, f"{name}_lower")
+        best = getattr(exhaustive, f"{name}_lower")
+        assert found <= best * (1 + 1e-12)
+        assert found >= best - ranked.used["search_gap"][name] - 1e-12
+        assert found == pytest.approx(best, rel=1e-6)
 
 
 def test_fixed_threshold_is_from_counts():

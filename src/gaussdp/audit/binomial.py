@@ -98,29 +98,35 @@ def clopper_pearson_lower(k, n, level):
 EXACT_LIMIT = 4096
 
 
-def _grid(n: int) -> np.ndarray:
-    """Integers 0..n: all up to 1024, then geometrically spaced (ratio ~1.002), and n."""
-    head = np.arange(min(n, 1024) + 1)
-    if n <= 1024:
-        return head
-    tail = np.rint(np.geomspace(1024, n, 4000)).astype(np.int64)
-    return np.unique(np.concatenate([head, tail, [n]]))
+def _grid(n: int, points: int = 512) -> np.ndarray:
+    """Integers 0..n: all within 64 of either end, geometrically spaced from both ends between."""
+    if n <= 256:
+        return np.arange(n + 1)
+    ends = np.arange(65)
+    middle = np.rint(np.geomspace(64, n / 2, points)).astype(np.int64)
+    return np.unique(np.concatenate([ends, middle, n - middle, n - ends]))
 
 
-def upper_bracket(k: np.ndarray, n: int, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Cheap certified brackets ``lo <= clopper_pearson_upper(k, n, level) <= hi``.
+def upper_table(k, n: int, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """A certified lower bracket and an interpolated estimate of the CP upper bounds at ``k``.
 
-    The Clopper–Pearson upper bound is non-decreasing in ``k``, so its exact
-    values on a grid of counts bracket it at every count between grid points
-    (exact where ``k`` is a grid point). Used to discard thresholds that cannot
-    matter before computing their bounds exactly.
+    The exact bounds are computed on a grid of counts, dense near 0 and near
+    ``n``. The bound is non-decreasing in ``k``, so the value at the grid point
+    at or below ``k`` is a certified lower bracket (exact at grid points); the
+    estimate interpolates ``logit(bound)`` linearly in ``log((k + ½)/(n − k + ½))``
+    between grid points — accurate near both ends, but not a bound, and used
+    only to rank thresholds.
     """
-    grid = _grid(int(n))
-    values = np.asarray(clopper_pearson_upper(grid, n, level), dtype=float)
     k = np.asarray(k, dtype=np.int64)
-    below = np.searchsorted(grid, k, side="right") - 1
-    exact = grid[below] == k
-    above = np.minimum(below + 1, grid.size - 1)
-    lo = values[below]
-    hi = np.where(exact, lo, values[above])
-    return lo, hi
+    grid = _grid(int(n))[:-1]  # the bound at k = n is 1
+    values = np.asarray(clopper_pearson_upper(grid, n, level), dtype=float)
+    below = np.clip(np.searchsorted(grid, k, side="right") - 1, 0, grid.size - 1)
+    lower = np.where(k >= n, 1.0, values[below])
+
+    def position(counts):
+        return np.log((counts + 0.5) / (n - counts + 0.5))
+
+    logit = np.log(values) - np.log1p(-values)
+    estimate = special.expit(np.interp(position(np.minimum(k, n - 1)), position(grid), logit))
+    estimate = np.where(k >= n, 1.0, estimate)
+    return lower, np.maximum(estimate, lower)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gaussdp._validation import InvalidParameterError
-from gaussdp.audit.binomial import EXACT_LIMIT, clopper_pearson_upper, upper_bracket
+from gaussdp.audit.binomial import EXACT_LIMIT, clopper_pearson_upper, upper_table
 
 __all__ = ["CountsEvidence", "OneRunEvidence", "p_value", "resolve_accounting"]
 
@@ -75,13 +75,20 @@ class CountsEvidence:
         fp = self.false_positives[indices]
         fn = self.false_negatives[indices]
         if indices.size > EXACT_LIMIT:
-            fpr_lo, fpr_hi = upper_bracket(fp, self.negatives, level)
-            fnr_lo, fnr_hi = upper_bracket(fn, self.positives, level)
-            sure = _below(curve, fpr_hi, fnr_hi)
-            maybe = _below(curve, fpr_lo, fnr_lo) & ~sure
-            check = indices[maybe]
-            exact = self._exact(curve, level, check)
-            return np.union1d(indices[sure], exact)
+            # Certified lower brackets of the bounds: a point is below the curve only if
+            # its brackets are. Of those, the ones furthest below (by the interpolated
+            # estimates) are checked exactly; any violation found is a valid one.
+            fpr_lo, fpr_est = upper_table(fp, self.negatives, level)
+            fnr_lo, fnr_est = upper_table(fn, self.positives, level)
+            maybe = np.flatnonzero(_below(curve, fpr_lo, fnr_lo))
+            if maybe.size > EXACT_LIMIT:
+                x, y = fpr_est[maybe], fnr_est[maybe]
+                depth = np.maximum(
+                    np.asarray(curve.beta(x), dtype=float) - y,
+                    np.asarray(curve.beta(y), dtype=float) - x,
+                )
+                maybe = maybe[np.argpartition(-depth, EXACT_LIMIT)[:EXACT_LIMIT]]
+            return self._exact(curve, level, indices[maybe])
         return self._exact(curve, level, indices)
 
     def _exact(self, curve, level: float, indices: np.ndarray) -> np.ndarray:
