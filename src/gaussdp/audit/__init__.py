@@ -22,7 +22,7 @@ from __future__ import annotations
 from gaussdp.audit.binomial import clopper_pearson_lower, clopper_pearson_upper
 from gaussdp.audit.bounds import epsilon_lower, mu_lower
 from gaussdp.audit.counts import from_counts
-from gaussdp.audit.one_run import one_run
+from gaussdp.audit.one_run import guesses_from_scores, one_run
 from gaussdp.audit.report import AuditReport
 from gaussdp.audit.result import AuditPoint, AuditResult
 from gaussdp.audit.scores import from_scores, load_scores
@@ -36,6 +36,7 @@ __all__ = [
     "epsilon_lower",
     "from_counts",
     "from_scores",
+    "guesses_from_scores",
     "load_scores",
     "mu_lower",
     "one_run",

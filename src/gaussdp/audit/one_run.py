@@ -47,6 +47,7 @@ __all__ = [
     "curve_blow_up_inverse",
     "epsilon_lower_fdp",
     "epsilon_lower_steinke",
+    "guesses_from_scores",
     "mmc_rejects",
     "mu_lower_fdp",
     "one_run",
@@ -181,6 +182,55 @@ def epsilon_lower_fdp(canaries, guesses, correct, alpha, delta) -> float:
             _approximate_dp_inverse(eps, delta), canaries, guesses, correct, alpha
         )
     )
+
+
+def guesses_from_scores(scores, included, *, guesses: int) -> tuple[int, int, int]:
+    """The one-run game's counts from per-canary scores: (canaries, guesses, correct).
+
+    The auditor guesses "included" for the ``ceil(guesses / 2)`` highest scores and
+    "excluded" for the ``floor(guesses / 2)`` lowest, abstaining on the rest
+    (Steinke, Nasr & Jagielski 2023, §6); ``guesses`` must be fixed before the
+    scores are seen for the audit to be valid.
+
+    Parameters
+    ----------
+    scores : array_like
+        One score per canary, higher meaning "included".
+    included : array_like of bool
+        Whether each canary was in the training set.
+    guesses : int
+        r, the number of guesses, at most the number of canaries.
+
+    Examples
+    --------
+    >>> guesses_from_scores([0.9, 0.1, 0.5, 0.8], [True, False, False, True], guesses=2)
+    (4, 2, 2)
+    """
+    values = np.asarray(scores, dtype=float).reshape(-1)
+    truth = np.asarray(included).reshape(-1)
+    if values.size == 0:
+        raise InvalidParameterError("scores must not be empty")
+    if np.isnan(values).any():
+        raise InvalidParameterError(
+            f"scores must not contain NaN, got NaN at index {int(np.argmax(np.isnan(values)))}"
+        )
+    if truth.shape != values.shape:
+        raise InvalidParameterError(
+            f"included must have one entry per score ({values.size}), got {truth.size}"
+        )
+    if truth.dtype != bool and not np.isin(truth, (0, 1)).all():
+        raise InvalidParameterError("included must be booleans (or 0/1)")
+    truth = truth.astype(bool)
+    guesses = check_count("guesses", guesses)
+    if guesses > values.size:
+        raise InvalidParameterError(
+            f"guesses must be at most the number of canaries ({values.size}), got {guesses}"
+        )
+    order = np.argsort(values, kind="stable")
+    top, bottom = (guesses + 1) // 2, guesses // 2
+    right = int(truth[order[values.size - top :]].sum()) if top else 0
+    right += int((~truth[order[:bottom]]).sum())
+    return int(values.size), guesses, right
 
 
 def one_run(
