@@ -105,3 +105,19 @@ def test_plot_returns_axes(gaussian_run, tmp_path):
     # the accountant's curve lies above G_mu_lo (mu_lo <= mu_hi here)
     assert np.all(accountant >= audit - 1e-12)
     assert len(boxes) == 1
+
+
+def test_svg_figure_stays_in_its_frame(gaussian_run):
+    import re
+
+    from gaussdp.audit.report import roc_svg
+
+    report = from_counts(5800, 4200, 4200, 5800, against=gaussian_run).report
+    svg = roc_svg(report, width=440, height=400)
+    points = re.findall(r'points="([^"]+)"', svg)
+    assert len(points) == 3  # diagonal, accountant, audit's G_mu
+    for polyline in points:
+        xy = np.array([[float(v) for v in p.split(",")] for p in polyline.split()])
+        assert np.all((xy[:, 0] >= 74 - 1e-9) & (xy[:, 0] <= 440 - 16 + 1e-9))
+        assert np.all((xy[:, 1] >= 18 - 1e-9) & (xy[:, 1] <= 400 - 52 + 1e-9))
+    assert svg.count("<rect") == 2  # the frame and one confidence box

@@ -213,8 +213,8 @@ class AuditReport:
         """Indented standard JSON (no NaN or Infinity)."""
         return json.dumps(self.to_dict(), indent=2, allow_nan=False)
 
-    def to_markdown(self) -> str:
-        """A Markdown section with a summary table."""
+    def _rows(self) -> list[tuple[str, str, str]]:
+        """(quantity, value, kind) for the summary tables."""
         r = self.result
         rows = [
             ("μ (audit)", down(self.mu_lower, 5), f"lower bound, {_percent(r.alpha)} confidence"),
@@ -229,44 +229,53 @@ class AuditReport:
             rows.append(
                 ("ε from μ_lo", down(r.epsilon_from_mu_lower, 5), "model-based, not certified")
             )
-        rows.append(
-            (
-                "p-value",
-                "< 1e-300" if self.p_value <= 1e-300 else up(self.p_value, 2),
-                "violation test",
-            )
-        )
+        p_value = "< 1e-300" if self.p_value <= 1e-300 else up(self.p_value, 2)
+        rows.append(("p-value", p_value, "violation test (rounded up)"))
+        return rows
+
+    def to_markdown(self) -> str:
+        """A Markdown section with a summary table."""
         lines = [
             f"## Audit of {self.title}",
             "",
             "| quantity | value | kind |",
             "|---|---:|---|",
-            *(f"| {a} | {b} | {c} |" for a, b, c in rows),
+            *(f"| {a} | {b} | {c} |" for a, b, c in self._rows()),
             "",
             f"**{self.verdict()}**",
             "",
-            f"Method: {r.method}.",
+            f"Method: {self.result.method}.",
         ]
         return "\n".join(lines) + "\n"
 
     def to_html(self) -> str:
-        """A self-contained HTML page with the summary and an inline SVG ROC figure."""
+        """A self-contained HTML page: summary table, verdict, inline SVG ROC figure."""
         e = html.escape
         colour = "#b00" if self.violation else "#060"
-        body = e(self.to_markdown()).replace("\n", "<br>\n")
+        rows = "".join(
+            f"<tr><th>{e(a)}</th><td>{e(b)}</td><td>{e(c)}</td></tr>" for a, b, c in self._rows()
+        )
+        points = "".join(
+            f"<li>FPR ≤ {up(p.fpr_upper, 4)}, FNR ≤ {up(p.fnr_upper, 4)}"
+            + ("" if p.threshold is None else f" (threshold {p.threshold:.6g})")
+            + "</li>"
+            for p in self.result.points
+        )
+        points_html = f"<h2>Certified points</h2><ul>{points}</ul>" if points else ""
         return f"""<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><title>Audit of {e(self.title)}</title>
 <style>body{{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto}}
+table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:2px 8px;text-align:left}}
 .verdict{{color:{colour};font-weight:bold}}</style></head>
 <body>
 <h1>Audit of {e(self.title)}</h1>
 <p>{e(self._mu_line())}</p>
-<p>{e(self._share_line())}</p>
 <p class="verdict">{e(self.verdict())}</p>
+<table>{rows}</table>
 {roc_svg(self)}
-<pre>{e(self.to_text())}</pre>
-<p style="display:none">{body}</p>
+{points_html}
+<p>Method: {e(self.result.method)}.</p>
 </body>
 </html>
 """
