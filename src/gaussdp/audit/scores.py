@@ -167,7 +167,7 @@ def _front(members: np.ndarray, non_members: np.ndarray):
 
 
 #: How many of the best-ranked thresholds get exact bounds (per bound: ε and μ).
-RANKED = 1024
+RANKED = 256
 
 
 def _argmax(objective, fp, negatives, fn, positives, level, tables) -> tuple[int, float, float]:
