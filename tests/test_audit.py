@@ -276,7 +276,7 @@ def test_mu_lower_is_valid_on_shifted_gaussians():
     )
 
 
-@pytest.mark.parametrize("thresholds", ["bonferroni", 0.0])
+@pytest.mark.parametrize("thresholds", ["bonferroni", "split", 0.0])
 def test_null_attack_rarely_claims_leakage(thresholds):
     rng = np.random.default_rng(8)
     reps = 200

@@ -36,7 +36,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from gaussdp._validation import InvalidParameterError
 from gaussdp.audit._checks import check_alpha, check_count, check_delta, model_epsilon
@@ -55,6 +55,13 @@ __all__ = [
 ]
 
 
+def _binomial_sf(k, n: int, p: float):
+    """P[Binomial(n, p) > k] (1 for k < 0, 0 for k >= n), by ``scipy.special.bdtrc``."""
+    k = np.asarray(k)
+    inner = special.bdtrc(np.clip(k, 0, max(n - 1, 0)), n, p)
+    return np.where(k < 0, 1.0, np.where(k >= n, 0.0, inner))
+
+
 def steinke_p_value(canaries: int, guesses: int, correct: int, epsilon: float, delta: float):
     """P-value of ``correct`` right guesses out of ``guesses`` under (ε, δ)-DP.
 
@@ -69,11 +76,11 @@ def steinke_p_value(canaries: int, guesses: int, correct: int, epsilon: float, d
     True
     """
     q = special.expit(epsilon)
-    beta = float(stats.binom.sf(correct - 1, guesses, q))
+    beta = float(_binomial_sf(correct - 1, guesses, q))
     if delta == 0.0 or correct == 0:
         return min(beta, 1.0)
     shifts = np.arange(1, correct + 1)
-    between = stats.binom.sf(correct - shifts - 1, guesses, q) - beta
+    between = _binomial_sf(correct - shifts - 1, guesses, q) - beta
     spread = float(np.max(between / shifts))
     return min(beta + spread * delta * 2.0 * canaries, 1.0)
 
