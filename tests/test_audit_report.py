@@ -121,3 +121,21 @@ def test_svg_figure_stays_in_its_frame(gaussian_run):
         assert np.all((xy[:, 0] >= 74 - 1e-9) & (xy[:, 0] <= 440 - 16 + 1e-9))
         assert np.all((xy[:, 1] >= 18 - 1e-9) & (xy[:, 1] <= 400 - 52 + 1e-9))
     assert svg.count("<rect") == 2  # the frame and one confidence box
+
+
+@pytest.mark.parametrize("shift", [0.5, 1.2])
+def test_violation_search_on_many_thresholds_agrees_with_the_exact_one(
+    monkeypatch, gaussian_run, shift
+):
+    """The bracketed search for violating points (many thresholds) vs every point exactly."""
+    from gaussdp.audit import compare
+
+    rng = np.random.default_rng(41)
+    members, non_members = rng.normal(shift, 1, 3000), rng.normal(0, 1, 3000)
+    exact = from_scores(members, non_members, against=gaussian_run)
+    monkeypatch.setattr(compare, "EXACT_LIMIT", 8)
+    searched = from_scores(members, non_members, against=gaussian_run)
+    assert searched.violation == exact.violation == (shift > 0.5)
+    # found violations are real ones, so the p-value can only be larger (conservative)
+    assert searched.p_value >= exact.p_value * (1 - 1e-9)
+    assert searched.p_value == pytest.approx(exact.p_value, rel=1e-6)
