@@ -27,6 +27,7 @@ __all__ = ["cli", "main"]
 #: load the report, calibration or GDPT code): {name: (module, attribute)}.
 _COMMANDS = {
     "account": ("gaussdp.cli.account", "account_command"),
+    "audit": ("gaussdp.cli.audit", "audit"),
     "calibrate": ("gaussdp.cli.calibrate", "calibrate"),
     "convert": ("gaussdp.cli.convert", "convert"),
     "curve": ("gaussdp.cli.curve", "curve"),

@@ -1,0 +1,327 @@
+"""One-run auditing: m canaries, each included with probability ½, audited from one training run.
+
+The auditor inserts ``m`` canaries, each independently with probability ½,
+trains once, and guesses inclusion for ``r`` of them (abstaining on the rest);
+``v`` guesses are right.
+
+ε at δ (Steinke, Nasr & Jagielski 2023, arXiv 2305.08846, Thm 3.1 / Prop. 5.2 and
+their Algorithm for the bound). Under (ε, δ)-DP the number of correct guesses
+``W`` satisfies, with ``q = e^ε/(1 + e^ε)`` and ``β = P[Binomial(r, q) >= v]``,
+
+    P[W >= v] <= β + 2 m δ · max_{1<=i<=v} P[v − i <= Binomial(r, q) < v] / i,
+
+a p-value for the claim. ``epsilon_lower`` is the largest ε at which this
+p-value is still at most α (bisection; 0 if even ε = 0 is not rejected).
+
+Any trade-off curve f (Mahloujifar, Melis & Chaudhuri 2024, arXiv 2410.22235,
+Algorithm 3 "audit with abstention"). With the blow-up inverse
+``φ⁻¹(y) = f⁻¹(1 − y)`` (the smallest FPR at which an f-DP test reaches TPR y;
+``f(1 − y)`` for a symmetric f), start from ``r_v = α v / m``,
+``h_v = α (r − v) / m`` and for ``i = v − 1, …, 0``
+
+    h_i = max(h_{i+1}, φ⁻¹(r_{i+1})),
+    r_i = min(r_{i+1} + i / (r − i) · (h_i − h_{i+1}), 1);
+
+the f-DP claim is rejected at level α when ``r_0 + h_0 > r / m``. With the
+Gaussian curves G_μ this gives ``mu_lower`` (the largest rejected μ), with the
+(ε, δ)-DP curves an ε lower bound, and with the accountant's own curve of the
+run a direct test of what was claimed. Rejection is monotone in α, in μ and in
+ε, so each bound is found by bisection and rounded to the safe side.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Callable
+
+import numpy as np
+from scipy import special
+
+from gaussdp._validation import InvalidParameterError
+from gaussdp.audit._checks import check_alpha, check_count, check_delta, model_epsilon
+from gaussdp.audit.compare import OneRunEvidence
+from gaussdp.audit.result import AuditResult
+
+__all__ = [
+    "curve_blow_up_inverse",
+    "epsilon_lower_fdp",
+    "epsilon_lower_steinke",
+    "guesses_from_scores",
+    "mmc_rejects",
+    "mu_lower_fdp",
+    "one_run",
+    "steinke_p_value",
+]
+
+
+def _binomial_sf(k, n: int, p: float):
+    """P[Binomial(n, p) > k] (1 for k < 0, 0 for k >= n), by ``scipy.special.bdtrc``."""
+    k = np.asarray(k)
+    inner = special.bdtrc(np.clip(k, 0, max(n - 1, 0)), n, p)
+    return np.where(k < 0, 1.0, np.where(k >= n, 0.0, inner))
+
+
+def steinke_p_value(canaries: int, guesses: int, correct: int, epsilon: float, delta: float):
+    """P-value of ``correct`` right guesses out of ``guesses`` under (ε, δ)-DP.
+
+    Steinke, Nasr & Jagielski (2023), Prop. 5.2:
+    ``min(β + 2 m δ max_i P[v−i <= Bin(r, q) < v] / i, 1)``, ``q = e^ε/(1+e^ε)``.
+
+    Examples
+    --------
+    All 10 guesses right under pure 0-DP (coin flips): 2⁻¹⁰.
+
+    >>> steinke_p_value(100, 10, 10, 0.0, 0.0) == 2.0 ** -10
+    True
+    """
+    q = special.expit(epsilon)
+    beta = float(_binomial_sf(correct - 1, guesses, q))
+    if delta == 0.0 or correct == 0:
+        return min(beta, 1.0)
+    shifts = np.arange(1, correct + 1)
+    between = _binomial_sf(correct - shifts - 1, guesses, q) - beta
+    spread = float(np.max(between / shifts))
+    return min(beta + spread * delta * 2.0 * canaries, 1.0)
+
+
+def _largest_rejected(rejects: Callable[[float], bool], upper_start: float = 1.0) -> float:
+    """sup{x >= 0 : rejects(x)} for a rejection monotone decreasing in x (0 if none)."""
+    if not rejects(0.0):
+        return 0.0
+    lo, hi = 0.0, upper_start
+    while rejects(hi):
+        lo, hi = hi, 2.0 * hi
+        if hi > 1e6:
+            return math.inf
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if rejects(mid):
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-9 * max(1.0, lo):
+            break
+    return lo
+
+
+def epsilon_lower_steinke(canaries, guesses, correct, alpha, delta) -> float:
+    """ε lower bound at δ of Steinke, Nasr & Jagielski (2023): the largest rejected ε.
+
+    Examples
+    --------
+    With δ = 0 and every guess right, ``q^r <= α`` gives ``ε = logit(α^(1/r))``:
+
+    >>> round(epsilon_lower_steinke(1000, 100, 100, 0.05, 0.0), 6)
+    3.492965
+    """
+    return _largest_rejected(
+        lambda eps: steinke_p_value(canaries, guesses, correct, eps, delta) <= alpha
+    )
+
+
+def mmc_rejects(blow_up_inverse, canaries: int, guesses: int, correct: int, alpha: float) -> bool:
+    """Whether Mahloujifar, Melis & Chaudhuri's test rejects the f-DP claim at level α."""
+    if guesses == 0:
+        return False
+    r = alpha * correct / canaries
+    h = alpha * (guesses - correct) / canaries
+    for i in range(correct - 1, -1, -1):
+        h_new = max(h, float(blow_up_inverse(r)))
+        if h_new == h:
+            break  # neither r nor h changes again
+        r = min(r + (i / (guesses - i)) * (h_new - h), 1.0)
+        h = h_new
+    return r + h > guesses / canaries
+
+
+def _gaussian_inverse(mu: float):
+    return lambda y: special.ndtr(special.ndtri(min(y, 1.0)) - mu)
+
+
+def _approximate_dp_inverse(epsilon: float, delta: float):
+    """φ⁻¹(y) = f_{ε,δ}(1 − y) = max(0, 1 − δ − e^ε (1 − y), e^{−ε} (y − δ))."""
+    growth = math.exp(min(epsilon, 700.0))
+
+    def inverse(y: float) -> float:
+        y = min(y, 1.0)
+        return max(0.0, 1.0 - delta - growth * (1.0 - y), (y - delta) / growth)
+
+    return inverse
+
+
+def curve_blow_up_inverse(curve):
+    """φ⁻¹(y) = f⁻¹(1 − y) of a trade-off curve, from below on a fine grid.
+
+    ``f⁻¹`` is ``curve.inverse()`` unless the curve is symmetric. ``φ⁻¹`` is
+    non-decreasing, so its value at the grid point just below ``y`` is a lower
+    bound; a smaller ``φ⁻¹`` only makes the MMC test reject less, so a rejection
+    (a violation) stays valid. The grid (about 8,000 points, dense near 0 and 1)
+    is evaluated in one vectorised call, so the test costs microseconds per step.
+    """
+    symmetric = curve.is_symmetric
+    symmetric = symmetric() if callable(symmetric) else symmetric
+    inverse_curve = curve if symmetric else curve.inverse()
+    tails = np.logspace(-15, -0.3, 2000)
+    grid = np.unique(np.concatenate([[0.0, 1.0], np.linspace(0.0, 1.0, 4001), tails, 1.0 - tails]))
+    values = np.asarray(inverse_curve.beta(np.clip(1.0 - grid, 0.0, 1.0)), dtype=float)
+    values = np.maximum.accumulate(np.clip(values, 0.0, 1.0))  # non-decreasing, as φ⁻¹ is
+    grid_list, value_list = grid.tolist(), values.tolist()
+
+    def inverse(y: float) -> float:
+        index = bisect.bisect_right(grid_list, min(y, 1.0)) - 1
+        return value_list[max(index, 0)]
+
+    return inverse
+
+
+def mu_lower_fdp(canaries, guesses, correct, alpha) -> float:
+    """The largest μ whose G_μ-DP claim the MMC test rejects at level α (0 if none)."""
+    return _largest_rejected(
+        lambda mu: mmc_rejects(_gaussian_inverse(mu), canaries, guesses, correct, alpha)
+    )
+
+
+def epsilon_lower_fdp(canaries, guesses, correct, alpha, delta) -> float:
+    """The largest ε whose (ε, δ)-DP curve the MMC test rejects at level α (0 if none)."""
+    return _largest_rejected(
+        lambda eps: mmc_rejects(
+            _approximate_dp_inverse(eps, delta), canaries, guesses, correct, alpha
+        )
+    )
+
+
+def guesses_from_scores(scores, included, *, guesses: int) -> tuple[int, int, int]:
+    """The one-run game's counts from per-canary scores: (canaries, guesses, correct).
+
+    The auditor guesses "included" for the ``ceil(guesses / 2)`` highest scores and
+    "excluded" for the ``floor(guesses / 2)`` lowest, abstaining on the rest
+    (Steinke, Nasr & Jagielski 2023, §6); ``guesses`` must be fixed before the
+    scores are seen for the audit to be valid.
+
+    Parameters
+    ----------
+    scores : array_like
+        One score per canary, higher meaning "included".
+    included : array_like of bool
+        Whether each canary was in the training set.
+    guesses : int
+        r, the number of guesses, at most the number of canaries.
+
+    Examples
+    --------
+    >>> guesses_from_scores([0.9, 0.1, 0.5, 0.8], [True, False, False, True], guesses=2)
+    (4, 2, 2)
+    """
+    values = np.asarray(scores, dtype=float).reshape(-1)
+    truth = np.asarray(included).reshape(-1)
+    if values.size == 0:
+        raise InvalidParameterError("scores must not be empty")
+    if np.isnan(values).any():
+        raise InvalidParameterError(
+            f"scores must not contain NaN, got NaN at index {int(np.argmax(np.isnan(values)))}"
+        )
+    if truth.shape != values.shape:
+        raise InvalidParameterError(
+            f"included must have one entry per score ({values.size}), got {truth.size}"
+        )
+    if truth.dtype != bool and not np.isin(truth, (0, 1)).all():
+        raise InvalidParameterError("included must be booleans (or 0/1)")
+    truth = truth.astype(bool)
+    guesses = check_count("guesses", guesses)
+    if guesses > values.size:
+        raise InvalidParameterError(
+            f"guesses must be at most the number of canaries ({values.size}), got {guesses}"
+        )
+    order = np.argsort(values, kind="stable")
+    top, bottom = (guesses + 1) // 2, guesses // 2
+    right = int(truth[order[values.size - top :]].sum()) if top else 0
+    right += int((~truth[order[:bottom]]).sum())
+    return int(values.size), guesses, right
+
+
+def one_run(
+    canaries, guesses, correct, *, alpha=0.05, delta=0.0, curve=None, against=None
+) -> AuditResult:
+    """Lower bounds from a one-run audit: m canaries, r guesses, v right.
+
+    Without ``curve``: ``epsilon_lower`` is Steinke, Nasr & Jagielski's (2023)
+    bound at δ. With ``curve`` (any trade-off curve, e.g.
+    ``gaussdp.account(run).tradeoff()``): the f-DP analysis of Mahloujifar, Melis
+    & Chaudhuri (2024) — ``epsilon_lower`` from the (ε, δ)-DP curves, and the claim
+    "the mechanism is ``curve``-DP" tested (``used["curve_rejected"]``,
+    ``used["curve_p_value"]``). ``mu_lower`` is always the MMC bound with the
+    Gaussian curves G_μ. Each bound is its own test at level α (confidence 1 − α).
+
+    Parameters
+    ----------
+    canaries : int
+        m >= 1, canaries each included independently with probability ½.
+    guesses : int
+        r in [0, m], canaries on which the auditor guessed (the rest abstained).
+    correct : int
+        v in [0, r], right guesses.
+    alpha : float
+        1 − confidence, in (0, 1); default 0.05.
+    delta : float
+        δ in [0, 1) for ε; default 0.
+    curve : TradeOff, optional
+        A claimed trade-off curve to test (the f-DP version).
+    against : Mechanism or Accounting, optional
+        The run's description: adds an :class:`~gaussdp.audit.report.AuditReport`
+        whose violation test is the MMC test of the accountant's curve.
+
+    Returns
+    -------
+    AuditResult
+
+    Examples
+    --------
+    >>> result = one_run(1000, 100, 100)
+    >>> round(result.epsilon_lower, 4)
+    3.493
+    """
+    canaries = check_count("canaries", canaries, low=1)
+    guesses = check_count("guesses", guesses)
+    correct = check_count("correct", correct)
+    if guesses > canaries:
+        raise InvalidParameterError(f"guesses must be at most canaries ({canaries}), got {guesses}")
+    if correct > guesses:
+        raise InvalidParameterError(f"correct must be at most guesses ({guesses}), got {correct}")
+    alpha = check_alpha(alpha)
+    delta = check_delta(delta)
+    if curve is not None and not hasattr(curve, "beta"):
+        raise InvalidParameterError(
+            f"curve must be a trade-off curve (with .beta), got {type(curve).__name__}"
+        )
+    mu = mu_lower_fdp(canaries, guesses, correct, alpha)
+    used: dict = {"canaries": canaries, "guesses": guesses, "correct": correct}
+    evidence = OneRunEvidence(canaries, guesses, correct)
+    if curve is None:
+        epsilon = epsilon_lower_steinke(canaries, guesses, correct, alpha, delta)
+        method = (
+            "one-run audit: ε by Steinke, Nasr & Jagielski (2023), μ by the f-DP analysis "
+            "of Mahloujifar, Melis & Chaudhuri (2024) with G_μ"
+        )
+    else:
+        epsilon = epsilon_lower_fdp(canaries, guesses, correct, alpha, delta)
+        rejected, p = evidence.test(curve, alpha)
+        used["curve_rejected"] = rejected
+        used["curve_p_value"] = p
+        method = (
+            "one-run f-DP audit (Mahloujifar, Melis & Chaudhuri 2024): ε from the "
+            "(ε, δ)-DP curves, μ from G_μ, and the given curve tested"
+        )
+    result = AuditResult(
+        method=method,
+        alpha=alpha,
+        delta=delta,
+        epsilon_lower=epsilon,
+        mu_lower=mu,
+        epsilon_from_mu_lower=model_epsilon(mu, delta),
+        used=used,
+        _evidence=evidence,
+    )
+    from gaussdp.audit.counts import _attach
+
+    return _attach(result, against)

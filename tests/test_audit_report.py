@@ -1,0 +1,141 @@
+"""The audit beside the accountant: interval, share, violation and p-value, renderings, figure."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import gaussdp
+from gaussdp import gdp
+from gaussdp.audit import AuditReport, from_counts, from_scores, one_run
+
+
+@pytest.fixture(scope="module")
+def gaussian_run():
+    return gaussdp.Gaussian(2.0)  # exactly 0.5-GDP
+
+
+def test_consistent_audit_has_no_violation(gaussian_run):
+    rng = np.random.default_rng(11)
+    result = from_scores(
+        rng.normal(0.5, 1, 4000), rng.normal(0, 1, 4000), delta=1e-5, against=gaussian_run
+    )
+    report = result.report
+    assert isinstance(report, AuditReport)
+    assert result.violation is False and report.violation is False
+    assert result.p_value >= 0.05
+    assert report.mu_upper == pytest.approx(0.5)
+    assert report.mu_lower <= report.mu_upper
+    assert report.share == pytest.approx(report.mu_lower / 0.5)
+    assert report.epsilon_upper == pytest.approx(gdp.epsilon(0.5, 1e-5), rel=1e-6)
+
+
+def test_bug_is_a_violation_with_small_p(gaussian_run):
+    rng = np.random.default_rng(12)
+    # the code that ran adds a quarter of the noise: mu = 2 instead of 0.5
+    result = from_scores(
+        rng.normal(2.0, 1, 4000), rng.normal(0, 1, 4000), delta=1e-5, against=gaussian_run
+    )
+    assert result.violation is True
+    assert result.p_value < 1e-6
+    assert "VIOLATION" in result.report.to_text()
+
+
+def test_p_value_is_the_smallest_violating_alpha(gaussian_run):
+    # one threshold: the violation flips exactly at the p-value
+    result = from_counts(700, 300, 200, 800, against=gaussian_run)
+    p = result.p_value
+    assert 0.0 < p < 1.0
+    assert from_counts(
+        700, 300, 200, 800, alpha=min(p * 1.01, 0.99), against=gaussian_run
+    ).violation
+    assert not from_counts(700, 300, 200, 800, alpha=p * 0.99, against=gaussian_run).violation
+
+
+def test_accounting_or_mechanism_give_the_same_report(gaussian_run):
+    accounting = gaussdp.account(gaussian_run)
+    a = from_counts(700, 300, 200, 800, against=gaussian_run).report
+    b = from_counts(700, 300, 200, 800, against=accounting).report
+    assert (a.mu_upper, a.violation, a.p_value) == (b.mu_upper, b.violation, b.p_value)
+
+
+def test_one_run_against_the_accountants_curve():
+    run = gaussdp.DPSGD(noise_multiplier=1.0, sampling_probability=0.05, steps=100)
+    accounting = gaussdp.account(run)
+    fine = one_run(1000, 100, 60, delta=1e-5, against=accounting)
+    broken = one_run(1000, 300, 298, delta=1e-5, against=accounting)
+    assert fine.violation is False
+    assert broken.violation is True and broken.p_value < 0.05
+
+
+@pytest.mark.parametrize("output_format", ["text", "json", "markdown", "html"])
+def test_renderings(gaussian_run, output_format):
+    report = from_counts(700, 300, 200, 800, delta=1e-5, against=gaussian_run).report
+    text = report.render(output_format)
+    assert "0.5" in text
+    if output_format == "json":
+        payload = json.loads(text)
+        assert payload["mu_interval"][1] == pytest.approx(0.5)
+        assert payload["violation"] in (True, False)
+        assert "model-based" in payload["audit"]["epsilon_from_mu_lower_kind"]
+    if output_format == "html":
+        assert "<svg" in text and "</html>" in text
+    if output_format == "text":
+        assert "lower bound" in text and "upper bound" in text
+
+
+def test_bad_format(gaussian_run):
+    report = from_counts(7, 3, 2, 8, against=gaussian_run).report
+    with pytest.raises(ValueError, match="output_format must be one of"):
+        report.render("pdf")
+
+
+def test_plot_returns_axes(gaussian_run, tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    report = from_counts(5800, 4200, 4200, 5800, against=gaussian_run).report
+    assert not report.violation
+    ax = report.plot()
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    ax.figure.savefig(tmp_path / "audit.png")
+    assert (tmp_path / "audit.png").stat().st_size > 1000
+    _, accountant, audit, boxes = report.roc_points()
+    # the accountant's curve lies above G_mu_lo (mu_lo <= mu_hi here)
+    assert np.all(accountant >= audit - 1e-12)
+    assert len(boxes) == 1
+
+
+def test_svg_figure_stays_in_its_frame(gaussian_run):
+    import re
+
+    from gaussdp.audit.report import roc_svg
+
+    report = from_counts(5800, 4200, 4200, 5800, against=gaussian_run).report
+    svg = roc_svg(report, width=440, height=400)
+    points = re.findall(r'points="([^"]+)"', svg)
+    assert len(points) == 3  # diagonal, accountant, audit's G_mu
+    for polyline in points:
+        xy = np.array([[float(v) for v in p.split(",")] for p in polyline.split()])
+        assert np.all((xy[:, 0] >= 74 - 1e-9) & (xy[:, 0] <= 440 - 16 + 1e-9))
+        assert np.all((xy[:, 1] >= 18 - 1e-9) & (xy[:, 1] <= 400 - 52 + 1e-9))
+    assert svg.count("<rect") == 2  # the frame and one confidence box
+
+
+@pytest.mark.parametrize("shift", [0.5, 1.2])
+def test_violation_search_on_many_thresholds_agrees_with_the_exact_one(
+    monkeypatch, gaussian_run, shift
+):
+    """The bracketed search for violating points (many thresholds) vs every point exactly."""
+    from gaussdp.audit import compare
+
+    rng = np.random.default_rng(41)
+    members, non_members = rng.normal(shift, 1, 3000), rng.normal(0, 1, 3000)
+    exact = from_scores(members, non_members, against=gaussian_run)
+    monkeypatch.setattr(compare, "EXACT_LIMIT", 8)
+    searched = from_scores(members, non_members, against=gaussian_run)
+    assert searched.violation == exact.violation == (shift > 0.5)
+    # found violations are real ones, so the p-value can only be larger (conservative)
+    assert searched.p_value >= exact.p_value * (1 - 1e-9)
+    assert searched.p_value == pytest.approx(exact.p_value, rel=1e-6)
