@@ -350,8 +350,9 @@ class _ProfileGuarantee(_Guarantee):
         """(lower, upper) on ε(δ), each side refined where its allowance keeps them apart."""
         upper = self.epsilon_upper(delta)
         lower = self.epsilon_lower(delta)
-        within = math.isfinite(upper) and upper - lower <= self.accuracy * gap_scale(upper)
-        if not self._refines() or within:
+        if not self._refines() or (
+            math.isfinite(upper) and upper - lower <= self.accuracy * gap_scale(upper)
+        ):
             return lower, upper
         if self.refine_upper is not None:
             upper = self._upper_refined(delta, upper, _ALLOWANCE_SHARE * (upper - lower))
