@@ -244,6 +244,7 @@ class _ProfileGuarantee(_Guarantee):
     refine_lower: Callable[[float, float, float, int], LowerTail | None] | None = None
     accuracy: float | None = None
     refine_grid: Callable[[float], _Guarantee | None] | None = None
+    epsilon_scale: float = 1.0
     _refined: dict = field(default_factory=dict, compare=False, repr=False)
 
     @cached_property
@@ -281,7 +282,7 @@ class _ProfileGuarantee(_Guarantee):
         upper = max(p.epsilon(delta) for p in self.upper)
         if self.refine_upper is None or self.accuracy is None:
             return upper
-        budget = _ALLOWANCE_SHARE * self.accuracy * gap_scale(upper)
+        budget = _ALLOWANCE_SHARE * self.accuracy * gap_scale(upper, self.epsilon_scale)
         return self._upper_refined(delta, upper, budget)
 
     def _upper_refined(self, delta: float, upper: float, budget: float) -> float:
@@ -351,7 +352,8 @@ class _ProfileGuarantee(_Guarantee):
         upper = self.epsilon_upper(delta)
         lower = self.epsilon_lower(delta)
         if not self._refines() or (
-            math.isfinite(upper) and upper - lower <= self.accuracy * gap_scale(upper)
+            math.isfinite(upper)
+            and upper - lower <= self.accuracy * gap_scale(upper, self.epsilon_scale)
         ):
             return lower, upper
         if self.refine_upper is not None:
@@ -381,7 +383,7 @@ class _ProfileGuarantee(_Guarantee):
         (None where memory does not allow them). Both are certified, so the
         tighter of each pair is kept.
         """
-        gap = (upper - lower) / gap_scale(upper)
+        gap = (upper - lower) / gap_scale(upper, self.epsilon_scale)
         if gap <= self.accuracy:
             return lower, upper
         lower_cost, upper_cost = self.allowance_costs(delta)
@@ -400,7 +402,7 @@ class _ProfileGuarantee(_Guarantee):
                 break
             finer_lower, finer_upper = finer.epsilon_bounds(delta)
             lower, upper = max(lower, finer_lower), min(upper, finer_upper)
-            gap = (upper - lower) / gap_scale(upper)
+            gap = (upper - lower) / gap_scale(upper, self.epsilon_scale)
             if gap <= self.accuracy:
                 break
         return lower, upper
@@ -655,35 +657,40 @@ def _relative_error_coefficient(losses: dict, counts: dict) -> float | None:
     return None if law is None else law[0]
 
 
-def gap_scale(epsilon: float) -> float:
-    """What ``accuracy`` is relative to: the bounds on ε are within accuracy·max(ε, 1).
+def gap_scale(epsilon: float, epsilon_scale: float = 1.0) -> float:
+    """What ``accuracy`` is relative to: the bounds on ε are within accuracy·max(ε, s).
 
-    Relative for ε ≥ 1 and absolute below: a relative gap of 5e-5 on
-    ε = 0.045 would be 2e-6 of ε, digits nobody reports, bought with grids
-    twenty times finer.
+    With s = ``epsilon_scale`` (default 1): relative for ε ≥ s and absolute
+    (accuracy·s) below. A relative gap of 5e-5 on ε = 0.045 would be 2e-6 of
+    ε, digits nobody reports, bought with grids twenty times finer; s = 0
+    asks for a purely relative gap (calibration to small targets does).
     """
-    return max(epsilon, 1.0)
+    return max(epsilon, epsilon_scale)
 
 
 #: The grids are chosen for this share of the accuracy (the error law is within ~10%).
 _ACCURACY_SHARE = 0.9
 
 
-def _spacing_budget(losses: dict, counts: dict, accuracy: float) -> float | None:
+def _spacing_budget(
+    losses: dict, counts: dict, accuracy: float, epsilon_scale: float = 1.0
+) -> float | None:
     """B with gap ≈ κ·(h² + h_l²/2) ≤ share·a ⟺ h² + h_l²/2 ≤ B (None: any grid).
 
     a is the relative gap the accuracy allows at the estimated ε̂:
-    accuracy·max(ε̂, 1)/ε̂ (:func:`gap_scale`).
+    accuracy·max(ε̂, s)/ε̂ (:func:`gap_scale`).
     """
     law = _error_law(losses, counts)
     if law is None or law[0] <= 0:
         return None
     coefficient, epsilon_estimate = law
-    relative = accuracy * gap_scale(epsilon_estimate) / epsilon_estimate
+    relative = accuracy * gap_scale(epsilon_estimate, epsilon_scale) / epsilon_estimate
     return _ACCURACY_SHARE * relative / coefficient
 
 
-def _choose_grid_spacing(losses: dict, counts: dict, accuracy: float) -> float:
+def _choose_grid_spacing(
+    losses: dict, counts: dict, accuracy: float, epsilon_scale: float = 1.0
+) -> float:
     """The upper bound's grid spacing, for a relative gap between the bounds of ``accuracy``.
 
     With both bounds on one spacing h the gap is about 1.5·κ·h²
@@ -691,7 +698,7 @@ def _choose_grid_spacing(losses: dict, counts: dict, accuracy: float) -> float:
     never coarser than 1e-4 (dp_accounting's default): the default upper
     bound is at least as tight as that accountant's.
     """
-    budget = _spacing_budget(losses, counts, accuracy)
+    budget = _spacing_budget(losses, counts, accuracy, epsilon_scale)
     if budget is None:
         return MAXIMUM_GRID_SPACING
     return min(math.sqrt(budget / 1.5), MAXIMUM_GRID_SPACING)
@@ -703,7 +710,9 @@ _LOWER_COARSENING = 8.0
 _LOWER_COARSENING_FROM = 100
 
 
-def _lower_grid_spacing(losses: dict, counts: dict, spacing: float, accuracy: float) -> float:
+def _lower_grid_spacing(
+    losses: dict, counts: dict, spacing: float, accuracy: float, epsilon_scale: float = 1.0
+) -> float:
     """A grid spacing for the binned lower bound: coarser where the accuracy allows.
 
     The lower bound's error at spacing h_l is about κ·h_l²/2 (half the upper
@@ -716,7 +725,7 @@ def _lower_grid_spacing(losses: dict, counts: dict, spacing: float, accuracy: fl
     """
     if sum(counts.values()) < _LOWER_COARSENING_FROM:
         return spacing  # nothing to save: a few mechanisms compose in no time
-    budget = _spacing_budget(losses, counts, accuracy)
+    budget = _spacing_budget(losses, counts, accuracy, epsilon_scale)
     if budget is None:
         return spacing
     left = budget - spacing**2
@@ -909,6 +918,7 @@ class Accounting:
     _distributions: Callable[[str], dict[str, GridPLD]] | None = field(default=None, repr=False)
     _with_floor: Callable[[float], Accounting] | None = field(default=None, repr=False)
     accuracy: float | None = None
+    epsilon_scale: float = 1.0
 
     def with_delta_floor(self, delta_floor: float) -> Accounting:
         """The same accounting with its numerical floor at most ``delta_floor``.
@@ -977,7 +987,7 @@ class Accounting:
     def _warn_if_apart(self, deltas, lower, upper) -> None:
         """One :class:`AccuracyWarning` for the δ whose bounds are relatively furthest apart."""
         with np.errstate(divide="ignore", invalid="ignore"):
-            gaps = (upper - lower) / np.maximum(upper, 1.0)  # gap_scale
+            gaps = (upper - lower) / np.maximum(upper, self.epsilon_scale)  # gap_scale
         gaps = np.where(np.isinf(upper), np.inf, gaps)
         worst = int(np.argmax(gaps))
         if gaps[worst] <= self.accuracy:
@@ -1019,7 +1029,7 @@ class Accounting:
         warnings.warn(
             f"accuracy {self.accuracy:g} not reached at delta={delta:g}: the certified bounds "
             f"[{lower[worst]:.10g}, {upper[worst]:.10g}] are {gaps[worst]:.2g} apart "
-            f"(relative to max(epsilon, 1)); {why}",
+            f"(relative to max(epsilon, {self.epsilon_scale:g})); {why}",
             AccuracyWarning,
             stacklevel=3,
         )
@@ -1095,6 +1105,7 @@ def account(
     grid_spacing: float | None = None,
     delta_floor: float | None = None,
     progress: Callable[[str], None] | None = None,
+    epsilon_scale: float = 1.0,
 ) -> Accounting:
     """Account the privacy of a mechanism: certified upper and lower bounds.
 
@@ -1107,12 +1118,14 @@ def account(
     neighbouring : Neighbouring, optional
         Add/remove one record (default) or replace one record.
     accuracy : float
-        Target relative gap (upper − lower)/upper between the certified ε
-        bounds of the numerical path (default 5e-5; the upper bound's grid is
-        never coarser than 1e-4). The bounds are certified whatever the
-        accuracy; it only sets how close they are. Where they end up further
-        apart (at very small δ, the lower bound's rounding allowance can
-        decide), :meth:`Accounting.epsilon_bounds` says so with an
+        Target gap between the certified ε bounds of the numerical path:
+        upper − lower ≤ accuracy·max(ε, ``epsilon_scale``), i.e. relative for
+        ε ≥ 1 and absolute below by default (default 5e-5; the upper bound's
+        grid is never coarser than 1e-4). The bounds are certified whatever
+        the accuracy; it only sets how close they are, and a coarser
+        accuracy never costs more. Where they end up further apart (at very
+        small δ, the lower bound's rounding allowance can decide),
+        :meth:`Accounting.epsilon_bounds` says so with an
         :class:`AccuracyWarning`.
     grid_spacing : float, optional
         Use this grid spacing (nats) instead of choosing one from ``accuracy``.
@@ -1128,6 +1141,10 @@ def account(
         (ε, δ) part) is not numerical and is not affected.
     progress : callable, optional
         Called with a short message before each expensive step.
+    epsilon_scale : float
+        The ε below which ``accuracy`` is absolute (default 1; see
+        :func:`gap_scale`): 0 asks for a relative gap at every ε, with grids
+        that grow finer as ε shrinks (calibration to small targets uses it).
 
     Returns
     -------
@@ -1150,6 +1167,7 @@ def account(
     """
     mechanism, neighbouring = m.resolve(mechanism, neighbouring)
     accuracy = float(check_real("accuracy", accuracy, low=0.0, high=0.1, low_open=True))
+    epsilon_scale = float(check_real("epsilon_scale", epsilon_scale, low=0.0, high=math.inf))
     if grid_spacing is not None:
         grid_spacing = float(
             check_real("grid_spacing", grid_spacing, low=0.0, high=1.0, low_open=True)
@@ -1201,9 +1219,11 @@ def account(
         )
     leaves = _merge_gaussians(leaves)
     losses = {leaf: dominating_losses(leaf, neighbouring) for leaf in leaves}
-    spacing = grid_spacing or _choose_grid_spacing(losses, leaves, accuracy)
+    spacing = grid_spacing or _choose_grid_spacing(losses, leaves, accuracy, epsilon_scale)
     lower_spacing = (
-        grid_spacing if grid_spacing else _lower_grid_spacing(losses, leaves, spacing, accuracy)
+        grid_spacing
+        if grid_spacing
+        else _lower_grid_spacing(losses, leaves, spacing, accuracy, epsilon_scale)
     )
     return _numerical(
         mechanism,
@@ -1214,6 +1234,7 @@ def account(
         delta_floor,
         progress,
         accuracy=None if grid_spacing else accuracy,
+        epsilon_scale=epsilon_scale,
     )
 
 
@@ -1247,6 +1268,7 @@ def _numerical(
     optimistic=None,
     estimates=None,
     accuracy=None,
+    epsilon_scale=1.0,
 ):
     """The numerical path's Accounting (both kinds composed on demand, then cached).
 
@@ -1305,6 +1327,7 @@ def _numerical(
             cache.get(OPTIMISTIC),
             estimates,
             accuracy,
+            epsilon_scale,
         )
 
     # The bounds read atoms at losses ≥ −h only (from_zero); tradeoff() reads all of them.
@@ -1325,7 +1348,11 @@ def _numerical(
                 return None
             try:
                 refined = account(
-                    mechanism, neighbouring=neighbouring, accuracy=finer, progress=progress
+                    mechanism,
+                    neighbouring=neighbouring,
+                    accuracy=finer,
+                    progress=progress,
+                    epsilon_scale=epsilon_scale,
                 )
             except InvalidParameterError:  # memory does not allow that grid
                 return None
@@ -1343,11 +1370,17 @@ def _numerical(
         spacing,
         None,
         _ProfileGuarantee(
-            upper_profiles, lower_profiles, *refiners, accuracy, refine_grid=refine_grid
+            upper_profiles,
+            lower_profiles,
+            *refiners,
+            accuracy,
+            refine_grid=refine_grid,
+            epsilon_scale=epsilon_scale,
         ),
         distributions,
         with_floor,
         accuracy,
+        epsilon_scale,
     )
 
 

@@ -687,6 +687,8 @@ class _Evaluator:
                 options["grid_spacing"] = self.coarse_spacing
             else:
                 options["accuracy"] = self.accuracy
+                # relative at every ε: a small target is met as tightly as a large one
+                options["epsilon_scale"] = 0.0
             accounting = account(mechanism, **options)
             value = self.target.measure(accounting)
             if value is not None and math.isnan(value):
@@ -952,7 +954,8 @@ def parameter(
     rtol : float
         Relative tolerance on the parameter (continuous parameters).
     accuracy : float
-        The accountant's accuracy for the final (fine) phase and re-check.
+        The accountant's accuracy for the final (fine) phase and re-check,
+        relative at every ε (``epsilon_scale=0`` of :func:`gaussdp.account`).
     coarse_grid_spacing : float or None
         Grid spacing of the coarse phase (None: no coarse phase).
     name : str

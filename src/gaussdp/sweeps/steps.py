@@ -141,7 +141,7 @@ def account_steps(
     memory = accountant._available_memory()
     for (kind, grid), largest in grids.items():
         for index, direction in enumerate(accountant.DIRECTIONS):
-            step = discretise(pair[index], grid, kind, accountant._DISCRETISATION_TAIL)
+            step = discretise(pair[index], grid, kind, accountant._PLAIN_DISCRETISATION_TAIL)
             length = plan_self_composition(step, largest).length
             needed = accountant._BYTES_PER_POINT * length * (2 if kind == OPTIMISTIC else 1)
             if needed > accountant._MEMORY_FRACTION * memory:
