@@ -28,7 +28,7 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 import numpy as np
 
 from gaussdp._validation import InvalidParameterError
-from gaussdp.report.core import DEFAULT_DELTA_TAIL
+from gaussdp.report.defaults import DEFAULT_DELTA_TAIL
 
 __all__ = [
     "FORMATS",
