@@ -204,10 +204,19 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("accountant", ("gaussdp.accountant",)),
     ("report: from an Accounting", ("gaussdp.report",)),
     ("rdp", ("gaussdp.rdp",)),
-    ("pld", ("gaussdp.pld",)),
+    (
+        "pld: pairs",
+        (
+            "gaussdp.pld.leaves",
+            "gaussdp.pld.dominating_pairs",
+            "gaussdp.pld.guarantees",
+            "gaussdp.pld.tradeoffs",
+        ),
+    ),
     ("clt", ("gaussdp.clt",)),
     ("curves", ("gaussdp.curves",)),
     ("gdpt", ("gaussdp.gdpt",)),
+    ("pld: engine", ("gaussdp.pld",)),
     ("plot", ("gaussdp.plot",)),
     ("gdp", ("gaussdp.gdp",)),
     ("mechanisms", ("gaussdp.mechanisms",)),
@@ -216,8 +225,9 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 
 #: Package faces that stand in another room than their package's modules: gaussdp.report
-#: hands on report.entry's ``report`` (which accounts a mechanism first), so it stands there.
-FACES = {"gaussdp.report": "report: entry"}
+#: hands on report.entry's ``report`` (which accounts a mechanism first), and gaussdp.pld
+#: hands on pld.tradeoffs' ``compose_tradeoffs``, so each stands with what it hands on.
+FACES = {"gaussdp.report": "report: entry", "gaussdp.pld": "pld: pairs"}
 
 
 def room_of(module: str) -> str | None:

@@ -33,23 +33,7 @@ graph = _load_graph_script()
 
 #: Circles that are known and not yet broken, as their sets of modules. Empty when the
 #: house is in order; a circle that is not listed here (or grows) fails the test.
-#: gaussdp.curves composes arbitrary curves on the PLD engine (curves.compose ->
-#: pld.compose_tradeoffs), whose curve bridge builds curves back; and TradeOff's methods
-#: (compose, subsample, group, with_failure, profile) build the curves defined above it.
-KNOWN_CIRCLES: list[frozenset[str]] = [
-    frozenset(
-        {
-            "gaussdp.curves",
-            "gaussdp.curves._closed",
-            "gaussdp.curves._constructors",
-            "gaussdp.curves._operators",
-            "gaussdp.curves._profile",
-            "gaussdp.curves._tradeoff",
-            "gaussdp.pld",
-            "gaussdp.pld.tradeoffs",
-        }
-    )
-]
+KNOWN_CIRCLES: list[frozenset[str]] = []
 
 #: Uses of another package's private names that are known and not yet replaced.
 #: gaussdp.sweeps.steps reuses the accountant's numerical path piece by piece (its grid

@@ -44,7 +44,6 @@ from gaussdp.pld.leaves import leaves
 from gaussdp.pld.losses import PrivacyLoss
 from gaussdp.pld.lower_tail import LowerTail, compose_lower_tail
 from gaussdp.pld.query import Profile, certify_tail_sums, from_zero, profile_of
-from gaussdp.pld.tradeoffs import symmetric_curve
 
 __all__ = ["Accounting", "AccuracyWarning", "account"]
 
@@ -999,7 +998,7 @@ class Accounting:
         (attacks at least this strong are ruled out — a valid f-DP guarantee),
         ``"optimistic"`` one above it. On the numerical path each is the exact
         piecewise-linear curve of the accountant's own profile over both
-        neighbouring directions (:func:`gaussdp.pld.tradeoffs.symmetric_curve`:
+        neighbouring directions (:func:`gaussdp.curves.numerical.symmetric_curve`:
         symmetric, and correct for asymmetric mechanisms such as Poisson
         subsampling); mass at infinite loss (and the pessimistic slack) makes
         f(0) < 1 rather than being dropped. Closed forms give G_μ or the exact
@@ -1011,6 +1010,10 @@ class Accounting:
         exact = self._guarantee.exact_curve()
         if exact is not None:
             return exact
+        # Curves are built in gaussdp.curves (a layer below), loaded on first use so that
+        # `import gaussdp` stays fast.
+        from gaussdp.curves.numerical import symmetric_curve
+
         return symmetric_curve(
             [profile_of(pld) for pld in self.privacy_loss_distributions(kind).values()]
         )

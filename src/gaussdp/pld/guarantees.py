@@ -366,9 +366,9 @@ def _pair_of_curve(curve) -> AtomicLoss:
     most 2.3e-16 of P-mass) is lost to rounding, so that much is put at +∞.
     (The P-masses then sum to 1 + (n + 1)·2.3e-16, immaterial.)
     """
-    from gaussdp.pld.tradeoffs import _pair
+    from gaussdp.curves.numerical import pair_of_curve
 
-    pair = _pair(curve)
+    pair = pair_of_curve(curve)
     if pair.losses.size == 0:
         return pair
     p = pair.p_masses + _BETA_ROUNDING
