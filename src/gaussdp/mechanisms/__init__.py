@@ -50,6 +50,17 @@ neighbouring relation — can be written as a TOML file and read with
 :func:`load` / :func:`loads`; :func:`dumps` writes one. The file format is
 documented in ``docs/mechanisms.md``.
 
+Where things are: the descriptions live by family in
+:mod:`~gaussdp.mechanisms.noise`, :mod:`~gaussdp.mechanisms.sampling`,
+:mod:`~gaussdp.mechanisms.combinators`, :mod:`~gaussdp.mechanisms.training` and
+:mod:`~gaussdp.mechanisms.guarantees`, on the base class of
+:mod:`~gaussdp.mechanisms.base`; the neighbouring relations in
+:mod:`~gaussdp.mechanisms.neighbouring`; pipeline files in
+:mod:`~gaussdp.mechanisms.pipeline`. Every name is also ``gaussdp.mechanisms.X``.
+A new description is one class in its family's module (see
+``docs/architecture.md``): defining it registers its ``type_name`` for pipeline
+and sweep files.
+
 Examples
 --------
 >>> from gaussdp.mechanisms import Composition, DPSGD, Gaussian, PureDP, Repeated
