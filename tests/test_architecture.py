@@ -139,3 +139,15 @@ def test_private_names_of_another_package_are_found(tmp_path):
         "gaussdp.user imports from gaussdp.engine._inner, a private module",
         "gaussdp.user uses gaussdp.engine.core._hidden",
     ]
+
+
+def test_a_description_names_its_own_type_to_be_registered():
+    """A subclass that inherits a type name does not take the registered class's place."""
+    from gaussdp import mechanisms as m
+    from gaussdp.mechanisms.base import registered_types
+
+    class LoudGaussian(m.Gaussian):
+        pass
+
+    assert registered_types()["gaussian"] is m.Gaussian
+    assert type(m.from_dict({"type": "gaussian", "sigma": 2.0})) is m.Gaussian

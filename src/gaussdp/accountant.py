@@ -134,8 +134,9 @@ class _Guarantee(ABC):
 
     Besides the bounds, each kind of guarantee says through its own members
     what else it knows, so that the report, sweeps and interop ask it rather
-    than its class: :attr:`closed_form_mu` (μ when it is exactly μ-GDP),
-    :attr:`exact_atoms` (bounds read off an exact discrete profile),
+    than its class: :attr:`closed_form_mu` (μ when it is exactly μ-GDP; an
+    :class:`Accounting` made without a ``mu`` takes it from here), :attr:`exact_atoms`
+    (bounds read off an exact discrete profile),
     :meth:`exact_curve` (its trade-off curve when known exactly),
     :meth:`profiles` (the discrete profiles per neighbouring direction) and
     :meth:`upper_floor`.
@@ -875,6 +876,12 @@ class Accounting:
     _distributions: Callable[[str], dict[str, GridPLD]] | None = field(default=None, repr=False)
     _with_floor: Callable[[float], Accounting] | None = field(default=None, repr=False)
     accuracy: float | None = None
+
+    def __post_init__(self) -> None:
+        # A guarantee that is exactly μ-GDP says so itself (closed_form_mu); the result
+        # then reports that μ, and the report reads it as a closed form.
+        if self.mu is None and self._guarantee.closed_form_mu is not None:
+            object.__setattr__(self, "mu", float(self._guarantee.closed_form_mu))
 
     def with_delta_floor(self, delta_floor: float) -> Accounting:
         """The same accounting with its numerical floor at most ``delta_floor``.

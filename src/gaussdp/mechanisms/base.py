@@ -106,8 +106,11 @@ class Mechanism:
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
-        if cls.type_name and "callable" not in cls._kinds.values():
-            _REGISTERED[cls.type_name] = cls
+        # A class that names its own type (a subclass of Gaussian inherits "gaussian" and is
+        # not registered in its place); the first class to claim a name keeps it.
+        named = "type_name" in cls.__dict__ and cls.type_name
+        if named and "callable" not in cls._kinds.values():
+            _REGISTERED.setdefault(cls.type_name, cls)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON/TOML-friendly dict: ``{"type": <snake_case name>, <field>: <value>, ...}``.
