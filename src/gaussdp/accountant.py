@@ -1011,7 +1011,6 @@ class Accounting:
         f(0) < 1 rather than being dropped. Closed forms give G_μ or the exact
         pure-DP curve.
         """
-
         if kind not in (PESSIMISTIC, OPTIMISTIC):
             raise InvalidParameterError(f"kind must be 'pessimistic' or 'optimistic', got {kind!r}")
         exact = self._guarantee.exact_curve()
