@@ -200,6 +200,7 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("sweeps", ("gaussdp.sweeps",)),
     ("calibrate", ("gaussdp.calibrate",)),
     ("interop", ("gaussdp.interop",)),
+    ("audit", ("gaussdp.audit",)),
     ("report: entry", ("gaussdp.report.entry",)),
     ("accountant", ("gaussdp.accountant",)),
     ("report: from an Accounting", ("gaussdp.report",)),
@@ -243,8 +244,12 @@ def room_of(module: str) -> str | None:
 
 
 def room_graph(arrows: dict[str, set[str]]) -> dict[str, set[str]]:
-    """The arrows between rooms (an arrow when any module of one imports one of the other)."""
-    rooms: dict[str, set[str]] = {label: set() for label, _ in ROOMS}
+    """The arrows between rooms (an arrow when any module of one imports one of the other).
+
+    Rooms that hold no module of the tree read are left out.
+    """
+    present = {room_of(name) for name in arrows} - {None}
+    rooms: dict[str, set[str]] = {label: set() for label, _ in ROOMS if label in present}
     for name, targets in arrows.items():
         here = room_of(name)
         if here is None:
@@ -321,7 +326,7 @@ def svg(arrows: dict[str, set[str]]) -> str:
     shown = {n: {t for t in ts if t != "_numerics, _validation"} for n, ts in shown.items()}
     top = max(floor.values())
     rows: dict[int, list[str]] = {}
-    order = [label for label, _ in ROOMS]
+    order = [label for label, _ in ROOMS if label in graph]
     for label in order:
         rows.setdefault(floor[label], []).append(label)
     width, row_height, box_height, char = 760, 78, 30, 7.4

@@ -90,8 +90,10 @@ def test_the_figure_is_drawn_from_the_code(reading):
 
 
 def test_every_module_stands_in_a_room(reading):
+    """A new package must be given its place in the figure's ROOMS (room_of names it)."""
     arrows, _ = reading
-    assert {graph.room_of(name) for name in arrows} - {None} == {label for label, _ in graph.ROOMS}
+    rooms = {graph.room_of(name) for name in arrows} - {None}
+    assert rooms <= {label for label, _ in graph.ROOMS}
 
 
 def _write(tree: Path, files: dict[str, str]) -> None:
