@@ -393,3 +393,23 @@ def test_mass_at_infinite_loss_is_kept_in_the_profile_and_the_curve(mechanism, i
     assert result.tradeoff().beta(0.0) <= 1 - infinite_loss_mass + 1e-15
     assert result.tradeoff().beta(0.0) >= 1 - infinite_loss_mass - 1e-9
     assert result.tradeoff("optimistic").beta(0.0) >= result.tradeoff().beta(0.0)
+
+
+def test_each_kind_of_guarantee_says_what_it_is_through_the_accounting():
+    """The seams the report reads: mu for exact mu-GDP, exact_atoms, profiles per direction."""
+    from gaussdp import DPSGD, Gaussian, PureDP, Repeated, account
+
+    gaussian = account(Repeated(Gaussian(2.0), 16))
+    assert gaussian.mu == 2.0 and not gaussian.exact_atoms and gaussian.upper_floor() == 0.0
+    with pytest.raises(InvalidParameterError, match="closed form"):
+        gaussian.profiles()
+    nothing = account(Gaussian(math.inf))
+    assert nothing.mu == 0.0 and nothing.tradeoff().beta(0.3) == pytest.approx(0.7)
+    pure = account(Repeated(PureDP(0.5), 3))
+    assert pure.mu is None and pure.exact_atoms and len(pure.profiles("lower")) == 1
+    numerical = account(DPSGD(2.0, 0.01, 10))
+    assert numerical.mu is None and not numerical.exact_atoms
+    assert len(numerical.profiles("upper")) == 2  # remove and add
+    assert 0.0 < numerical.upper_floor() < 1e-10
+    with pytest.raises(InvalidParameterError, match="side"):
+        numerical.profiles("middle")

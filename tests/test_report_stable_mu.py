@@ -184,7 +184,7 @@ def test_blockwise_mu_is_the_maximum_over_every_test(seed):
     # exactly what evaluating every test gives, even out of order and with a NaN among them.
     from types import SimpleNamespace
 
-    from gaussdp.report.core import _largest_mus, _test_groups
+    from gaussdp.report.fit import _largest_mus, _test_groups
     from gaussdp.report.tight_mu import mu_of_tests
 
     rng = np.random.default_rng(seed)

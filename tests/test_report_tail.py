@@ -222,7 +222,7 @@ def test_infinite_mu_is_explained_and_a_larger_delta_tail_suggested_only_if_it_h
     from types import SimpleNamespace
 
     from gaussdp.report import _steep, core
-    from gaussdp.report.render import _rounding_sentence
+    from gaussdp.report.render.wording import _rounding_sentence
 
     floor = 1e-12
     direction = _direction(

@@ -38,12 +38,12 @@ from gaussdp import mechanisms as m
 from gaussdp._numerics import LOG_ROUNDING, UNIT_ROUNDOFF, suffix_sums
 from gaussdp._validation import InvalidParameterError, check_real, restore_shape
 from gaussdp.pld import composition as pld_compose
-from gaussdp.pld.dominating_pairs import dominating_losses, is_identity
+from gaussdp.pld.dominating_pairs import dominating_losses as pair_losses
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, GridPLD, discretise
-from gaussdp.pld.guarantees import expand_group, simplify_leaves
+from gaussdp.pld.leaves import leaves
+from gaussdp.pld.losses import PrivacyLoss
 from gaussdp.pld.lower_tail import LowerTail, compose_lower_tail
 from gaussdp.pld.query import Profile, certify_tail_sums, from_zero, profile_of
-from gaussdp.pld.tradeoffs import symmetric_curve
 
 __all__ = ["Accounting", "AccuracyWarning", "account"]
 
@@ -90,29 +90,27 @@ _GDP_RELATIVE_ERROR = 1e-11
 # ---------------------------------------------------------------------------
 
 
-def _leaves(mechanism: m.Mechanism, times: int, out: dict[m.Mechanism, int]) -> None:
-    if isinstance(mechanism, m.DPSGD):
-        _leaves(mechanism.expand(), times, out)
-    elif isinstance(mechanism, m.Composition):
-        for part in mechanism.mechanisms:
-            _leaves(part, times, out)
-    elif isinstance(mechanism, m.Repeated):
-        _leaves(mechanism.mechanism, times * mechanism.times, out)
-    elif isinstance(mechanism, m.Group) and not isinstance(expand_group(mechanism), m.Group):
-        _leaves(expand_group(mechanism), times, out)
-    elif isinstance(mechanism, m.Mechanism):
-        out[mechanism] = out.get(mechanism, 0) + times
-    else:
-        raise InvalidParameterError(
-            f"mechanism must be a gaussdp mechanism description, got {type(mechanism).__name__}"
-        )
+#: The leaves of a description (:func:`gaussdp.pld.leaves.leaves`); the old private name
+#: stays while gaussdp.sweeps.steps reads it.
+_flatten = leaves
 
 
-def _flatten(mechanism: m.Mechanism, neighbouring: m.Neighbouring) -> dict[m.Mechanism, int]:
-    counts: dict[m.Mechanism, int] = {}
-    _leaves(mechanism, 1, counts)
-    counts = simplify_leaves(counts, neighbouring)
-    return {leaf: n for leaf, n in counts.items() if not is_identity(leaf, neighbouring)}
+def dominating_losses(
+    leaf: m.Mechanism, neighbouring: m.Neighbouring
+) -> tuple[PrivacyLoss, PrivacyLoss]:
+    """The (remove, add) privacy losses of one leaf, its parts accounted here.
+
+    :func:`gaussdp.pld.dominating_pairs.dominating_losses`, given this
+    accountant for the parts of Group and Parallel leaves (their pessimistic
+    trade-off curves, :meth:`Accounting.tradeoff`): the accounting is passed
+    down to the engine rather than imported by it.
+    """
+    return pair_losses(leaf, neighbouring, tradeoff_of=_tradeoff_of)
+
+
+def _tradeoff_of(mechanism: m.Mechanism, neighbouring: m.Neighbouring):
+    """The pessimistic trade-off curve of ``mechanism`` under ``neighbouring``."""
+    return account(mechanism, neighbouring=neighbouring).tradeoff()
 
 
 def _merge_gaussians(leaves: dict[m.Mechanism, int]) -> dict[m.Mechanism, int]:
@@ -139,7 +137,23 @@ def _merge_gaussians(leaves: dict[m.Mechanism, int]) -> dict[m.Mechanism, int]:
 
 
 class _Guarantee(ABC):
-    """δ(ε) and ε(δ) as upper and lower bounds (scalars)."""
+    """δ(ε) and ε(δ) as upper and lower bounds (scalars).
+
+    Besides the bounds, each kind of guarantee says through its own members
+    what else it knows, so that the report, sweeps and interop ask it rather
+    than its class: :attr:`closed_form_mu` (μ when it is exactly μ-GDP; an
+    :class:`Accounting` made without a ``mu`` takes it from here), :attr:`exact_atoms`
+    (bounds read off an exact discrete profile),
+    :meth:`exact_curve` (its trade-off curve when known exactly),
+    :meth:`profiles` (the discrete profiles per neighbouring direction) and
+    :meth:`upper_floor`.
+    """
+
+    #: μ when the guarantee is exactly μ-GDP (a closed form), else None.
+    closed_form_mu: float | None = None
+    #: True when the bounds are read off an exact discrete profile (they differ only by
+    #: rounding), as for compositions of pure-DP mechanisms.
+    exact_atoms: bool = False
 
     @abstractmethod
     def delta_upper(self, epsilon: np.ndarray) -> np.ndarray: ...
@@ -166,8 +180,29 @@ class _Guarantee(ABC):
         """(lower, upper) bounds on δ(ε)."""
         return self.delta_lower(epsilon), self.delta_upper(epsilon)
 
+    def exact_curve(self):
+        """The trade-off curve when it is known exactly, else None (read it off the profiles)."""
+        return None
+
+    def profiles(self, side: str) -> tuple[Profile, ...]:
+        """The discrete privacy profiles per direction of the ``side`` ("upper" or "lower")."""
+        raise InvalidParameterError(
+            "this result is a closed form; it has no discrete privacy profiles"
+        )
+
+    def upper_floor(self) -> float:
+        """The smallest δ the upper bounds resolve (0: a closed form resolves every δ)."""
+        return 0.0
+
 
 class _PerfectPrivacy(_Guarantee):
+    closed_form_mu = 0.0
+
+    def exact_curve(self):
+        from gaussdp import curves  # loaded on first use: `import gaussdp` stays fast
+
+        return curves.identity()
+
     def delta_upper(self, epsilon):
         return np.zeros_like(epsilon)
 
@@ -182,6 +217,15 @@ class _PerfectPrivacy(_Guarantee):
 @dataclass(frozen=True)
 class _GaussianGuarantee(_Guarantee):
     mu: float
+
+    @property
+    def closed_form_mu(self) -> float:
+        return self.mu
+
+    def exact_curve(self):
+        from gaussdp import curves  # loaded on first use: `import gaussdp` stays fast
+
+        return curves.gaussian(self.mu)
 
     def delta_upper(self, epsilon):
         return np.minimum(gdp.delta(self.mu, epsilon) * (1 + _GDP_RELATIVE_ERROR), 1.0)
@@ -254,6 +298,9 @@ class _ProfileGuarantee(_Guarantee):
     @cached_property
     def lower(self) -> tuple[Profile, ...]:
         return self.lower_factory()
+
+    def profiles(self, side: str) -> tuple[Profile, ...]:
+        return self.upper if side == "upper" else self.lower
 
     def delta_upper(self, epsilon):
         """The upper bound on δ(ε), tilted where the plain allowance is a share of the accuracy."""
@@ -542,6 +589,10 @@ class _ExactAtomsGuarantee(_ProfileGuarantee):
     """
 
     exact: Profile | None = None
+    exact_atoms = True
+
+    def exact_curve(self):
+        return _exact_atoms_curve(self.exact)
 
 
 # ---------------------------------------------------------------------------
@@ -920,6 +971,12 @@ class Accounting:
     accuracy: float | None = None
     epsilon_scale: float = 1.0
 
+    def __post_init__(self) -> None:
+        # A guarantee that is exactly μ-GDP says so itself (closed_form_mu); the result
+        # then reports that μ, and the report reads it as a closed form.
+        if self.mu is None and self._guarantee.closed_form_mu is not None:
+            object.__setattr__(self, "mu", float(self._guarantee.closed_form_mu))
+
     def with_delta_floor(self, delta_floor: float) -> Accounting:
         """The same accounting with its numerical floor at most ``delta_floor``.
 
@@ -967,14 +1024,15 @@ class Accounting:
         """Upper bound on the ε at which the mechanism is (ε, δ)-DP; δ ∈ (0, 1)."""
         return restore_shape(self._epsilons(delta, "upper"), delta)
 
-    def epsilon_bounds(self, delta):
+    def epsilon_bounds(self, delta, *, warn: bool = True):
         """``(lower, upper)`` bounds on ε(δ); δ ∈ (0, 1).
 
         Warns (:class:`AccuracyWarning`, one line) where the bounds are further
-        apart than the ``accuracy`` the grids were chosen for.
+        apart than the ``accuracy`` the grids were chosen for, unless ``warn``
+        is false (a report or a sweep that shows both bounds).
         """
         lower, upper = self._epsilon_bounds(delta)
-        if self.accuracy is not None:
+        if warn and self.accuracy is not None:
             self._warn_if_apart(np.ravel(delta), np.ravel(lower), np.ravel(upper))
         return lower, upper
 
@@ -1041,23 +1099,21 @@ class Accounting:
         (attacks at least this strong are ruled out — a valid f-DP guarantee),
         ``"optimistic"`` one above it. On the numerical path each is the exact
         piecewise-linear curve of the accountant's own profile over both
-        neighbouring directions (:func:`gaussdp.pld.tradeoffs.symmetric_curve`:
+        neighbouring directions (:func:`gaussdp.curves.numerical.symmetric_curve`:
         symmetric, and correct for asymmetric mechanisms such as Poisson
         subsampling); mass at infinite loss (and the pessimistic slack) makes
         f(0) < 1 rather than being dropped. Closed forms give G_μ or the exact
         pure-DP curve.
         """
-        from gaussdp import curves
-
         if kind not in (PESSIMISTIC, OPTIMISTIC):
             raise InvalidParameterError(f"kind must be 'pessimistic' or 'optimistic', got {kind!r}")
-        guarantee = self._guarantee
-        if isinstance(guarantee, _PerfectPrivacy):
-            return curves.identity()
-        if isinstance(guarantee, _GaussianGuarantee):
-            return curves.gaussian(guarantee.mu)
-        if isinstance(guarantee, _ExactAtomsGuarantee):
-            return _exact_atoms_curve(guarantee.exact)
+        exact = self._guarantee.exact_curve()
+        if exact is not None:
+            return exact
+        # Curves are built in gaussdp.curves (a layer below), loaded on first use so that
+        # `import gaussdp` stays fast.
+        from gaussdp.curves.numerical import symmetric_curve
+
         return symmetric_curve(
             [profile_of(pld) for pld in self.privacy_loss_distributions(kind).values()]
         )
@@ -1078,6 +1134,31 @@ class Accounting:
             )
         return self._distributions(kind)
 
+    @property
+    def exact_atoms(self) -> bool:
+        """True when the bounds are read off an exact discrete profile (they differ only by
+        rounding): compositions of pure-DP mechanisms and randomized responses.
+
+        Where the result is exactly μ-GDP, :attr:`mu` says so instead (not None).
+        """
+        return self._guarantee.exact_atoms
+
+    def profiles(self, side: str = "upper") -> tuple[Profile, ...]:
+        """The accountant's own privacy profiles, one per neighbouring direction.
+
+        ``side`` is "upper" (the pessimistic profiles behind the upper bounds)
+        or "lower". Computed on first use and kept; the report reads the
+        numbers the accountant certified. Raises for closed forms, which have
+        no discrete profile.
+        """
+        if side not in ("upper", "lower"):
+            raise InvalidParameterError(f"side must be 'upper' or 'lower', got {side!r}")
+        return self._guarantee.profiles(side)
+
+    def upper_floor(self) -> float:
+        """The smallest δ the upper bounds resolve (δ at ε = ∞; 0 for closed forms)."""
+        return self._guarantee.upper_floor()
+
     def gdp(self, **options):
         """Report this result as μ-GDP: tight μ, regret, where μ stops holding, tier.
 
@@ -1092,9 +1173,13 @@ class Accounting:
         >>> r.mu, r.regret, r.tier
         (2.0, 0.0, 1)
         """
-        from gaussdp.report import report
+        # gaussdp.report.core builds a report from an Accounting's public members and
+        # imports nothing of the accountant: this import runs downwards. It is made here,
+        # on first use, because loading gaussdp.report also loads gaussdp.report.entry,
+        # which accounts mechanisms with this module.
+        from gaussdp.report.core import from_accounting
 
-        return report(self, **options)
+        return from_accounting(self, **options)
 
 
 def account(

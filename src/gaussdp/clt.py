@@ -34,8 +34,7 @@ from scipy import special
 from gaussdp import curves as curves_module
 from gaussdp import gdp
 from gaussdp._validation import InvalidParameterError, check_integer, check_real, restore_shape
-from gaussdp.curves import Gaussian, Laplace, PiecewiseLinear, TradeOff
-from gaussdp.curves._closed import WithFailure
+from gaussdp.curves import Gaussian, Laplace, PiecewiseLinear, TradeOff, WithFailure
 
 __all__ = [
     "BerryEsseen",

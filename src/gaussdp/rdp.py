@@ -50,6 +50,7 @@ from scipy import special
 
 from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError, check_real, restore_shape
+from gaussdp.pld.guarantees import expand_group
 
 __all__ = ["DEFAULT_ORDERS", "RDPAccounting", "account_rdp", "renyi_epsilons"]
 
@@ -170,8 +171,6 @@ def _renyi(mechanism, orders: np.ndarray, factor: float, neighbouring) -> np.nda
     if isinstance(mechanism, m.Parallel):
         return np.max([_renyi(p, orders, factor, neighbouring) for p in mechanism.mechanisms], 0)
     if isinstance(mechanism, m.Group):
-        from gaussdp.pld.guarantees import expand_group
-
         expanded = expand_group(mechanism)
         if not isinstance(expanded, m.Group):
             return _renyi(expanded, orders, factor, neighbouring)

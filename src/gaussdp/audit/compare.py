@@ -24,6 +24,7 @@ import numpy as np
 
 from gaussdp._validation import InvalidParameterError
 from gaussdp.audit.binomial import EXACT_LIMIT, clopper_pearson_upper, upper_table
+from gaussdp.audit.one_run_tests import curve_blow_up_inverse, mmc_rejects
 
 __all__ = ["CountsEvidence", "OneRunEvidence", "p_value", "resolve_accounting"]
 
@@ -122,7 +123,6 @@ class OneRunEvidence:
 
     def test(self, curve, alpha: float) -> tuple[bool, float]:
         """(the MMC test rejects f-DP at α, p-value)."""
-        from gaussdp.audit.one_run import curve_blow_up_inverse, mmc_rejects
 
         inverse = curve_blow_up_inverse(curve)
 

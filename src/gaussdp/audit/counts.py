@@ -19,6 +19,7 @@ from gaussdp.audit import bounds
 from gaussdp.audit._checks import check_alpha, check_count, check_delta, model_epsilon
 from gaussdp.audit.binomial import clopper_pearson_lower, clopper_pearson_upper
 from gaussdp.audit.compare import CountsEvidence
+from gaussdp.audit.report import attach_report
 from gaussdp.audit.result import AuditPoint, AuditResult
 
 __all__ = ["from_counts", "point"]
@@ -119,15 +120,4 @@ def from_counts(tp, fn, fp, tn, *, alpha=0.05, delta=0.0, against=None) -> Audit
         },
         _evidence=evidence,
     )
-    return _attach(result, against)
-
-
-def _attach(result: AuditResult, against) -> AuditResult:
-    """The result with its AuditReport when ``against`` is given."""
-    if against is None:
-        return result
-    from dataclasses import replace
-
-    from gaussdp.audit.report import AuditReport
-
-    return replace(result, report=AuditReport.build(result, against))
+    return attach_report(result, against)

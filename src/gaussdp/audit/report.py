@@ -192,7 +192,7 @@ class AuditReport:
 
     def to_dict(self) -> dict:
         """JSON-ready values (full floats; infinities as the string "inf")."""
-        return _clean(
+        return clean_json(
             {
                 "title": self.title,
                 "audit": self.result.to_dict(),
@@ -373,7 +373,7 @@ def _floor(report) -> float:
     return max(low, 1e-10)
 
 
-def _clean(value):
+def clean_json(value):
     if isinstance(value, float):
         if math.isinf(value):
             return "inf" if value > 0 else "-inf"
@@ -381,11 +381,11 @@ def _clean(value):
             return None
         return value
     if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
+        return {k: clean_json(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
+        return [clean_json(v) for v in value]
     if isinstance(value, (np.floating, np.integer)):
-        return _clean(value.item())
+        return clean_json(value.item())
     return value
 
 
@@ -461,3 +461,12 @@ def roc_svg(report, width: int = 440, height: int = 400) -> str:
         f'viewBox="0 0 {width} {height}" role="img" aria-label="audit ROC on log-log axes">\n'
         f"  {body}\n</svg>"
     )
+
+
+def attach_report(result, against):
+    """The result with its :class:`AuditReport` when ``against`` is given (else as it is)."""
+    if against is None:
+        return result
+    from dataclasses import replace
+
+    return replace(result, report=AuditReport.build(result, against))

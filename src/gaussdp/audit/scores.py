@@ -44,7 +44,8 @@ from gaussdp.audit import bounds
 from gaussdp.audit._checks import check_alpha, check_delta, model_epsilon
 from gaussdp.audit.binomial import EXACT_LIMIT, clopper_pearson_upper, upper_table
 from gaussdp.audit.compare import CountsEvidence
-from gaussdp.audit.counts import _attach, point
+from gaussdp.audit.counts import point
+from gaussdp.audit.report import attach_report
 from gaussdp.audit.result import AuditResult
 
 __all__ = ["from_scores", "load_scores"]
@@ -300,7 +301,7 @@ def from_scores(
         result = _bonferroni(members, non_members, alpha, delta)
     else:
         result = _split(members, non_members, alpha, delta, seed)
-    return _attach(result, against)
+    return attach_report(result, against)
 
 
 def _counts_at(members, non_members, threshold):

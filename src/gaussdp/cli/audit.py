@@ -84,15 +84,15 @@ def _emit(result, output_format, output, plot):
     if result.report is not None:
         text = result.report.render(name)
     elif name == "json":
-        from gaussdp.audit.report import _clean
+        from gaussdp.audit.report import clean_json
 
         if output is None:
-            emit_json(_clean(result.to_dict()))
+            emit_json(clean_json(result.to_dict()))
             text = None
         else:
             import json
 
-            text = json.dumps(_clean(result.to_dict()), indent=2, allow_nan=False)
+            text = json.dumps(clean_json(result.to_dict()), indent=2, allow_nan=False)
     elif name in ("text", "markdown"):
         text = str(result)
     else:

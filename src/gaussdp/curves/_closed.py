@@ -18,6 +18,7 @@ from gaussdp.curves._tradeoff import (
     TAIL_RELATIVE_TOLERANCE,
     PiecewiseLinear,
     TradeOff,
+    provides,
 )
 
 __all__ = ["EpsilonDelta", "EpsilonDeltaParameters", "Gaussian", "Laplace", "WithFailure"]
@@ -478,3 +479,6 @@ class WithFailure(TradeOff):
         return PiecewiseLinear._from_vertices(
             np.append(scale * base.alphas, 1.0), np.append(scale * base.betas, 0.0)
         )
+
+
+provides("with_failure")(WithFailure.of)

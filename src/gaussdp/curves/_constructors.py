@@ -10,12 +10,18 @@ import numpy as np
 from gaussdp._validation import InvalidParameterError, check_integer, check_real
 from gaussdp.curves import _geometry
 from gaussdp.curves._closed import EpsilonDelta, Gaussian, Laplace
-from gaussdp.curves._profile import PrivacyProfile, _call_vectorised, _check_values
+from gaussdp.curves._profile import (
+    PrivacyProfile,
+    _call_vectorised,
+    _check_privacy_loss,
+    _check_values,
+)
 from gaussdp.curves._tradeoff import (
     DEFAULT_TOLERANCE,
     TAIL_RELATIVE_TOLERANCE,
     PiecewiseLinear,
     TradeOff,
+    provides,
 )
 
 __all__ = [
@@ -32,8 +38,6 @@ __all__ = [
     "randomized_response",
 ]
 
-# Mass totals may exceed 1 by rounding; beyond this they are an error.
-_MASS_SLACK = 1e-9
 # Adaptive ε grids for from_profile stop at these sizes.
 _PROFILE_INITIAL = 257
 _PROFILE_MAX_EPSILONS = 1 << 16
@@ -294,6 +298,7 @@ def _envelope_needing_refinement(epsilons: np.ndarray, deltas: np.ndarray, toler
     return x, y, refine
 
 
+@provides("from_profile")
 def from_profile(profile, *, epsilons=None, tolerance=None) -> PiecewiseLinear:
     r"""The trade-off curve of a privacy profile: f = sup_{ε ≥ 0} f_{ε, δ(ε)}.
 
@@ -372,34 +377,6 @@ def from_profile(profile, *, epsilons=None, tolerance=None) -> PiecewiseLinear:
 # ---------------------------------------------------------------------------
 # From a discrete privacy-loss distribution (the accountant's interface)
 # ---------------------------------------------------------------------------
-
-
-def _check_privacy_loss(losses, probabilities, infinity_mass):
-    """Validate a discrete PLD; return (losses, P-masses, Q-masses, P-mass at +∞)."""
-    loss = check_real("losses", losses, low=-math.inf, high=math.inf, low_open=True, high_open=True)
-    mass = check_real("probabilities", probabilities, low=0.0, high=1.0)
-    if loss.ndim != 1 or mass.shape != loss.shape:
-        raise InvalidParameterError(
-            "losses and probabilities must be 1-D arrays of the same length, "
-            f"got shapes {loss.shape} and {mass.shape}"
-        )
-    infinity = float(check_real("infinity_mass", infinity_mass, low=0.0, high=1.0))
-    total = math.fsum(mass.tolist()) + infinity
-    if total > 1.0 + _MASS_SLACK:
-        raise InvalidParameterError(
-            f"probabilities plus infinity_mass must sum to at most 1, got {total!r}"
-        )
-    with np.errstate(divide="ignore"):
-        q_mass = np.exp(np.log(mass) - loss)
-    q_total = math.fsum(q_mass.tolist())
-    if q_total > 1.0 + _MASS_SLACK:
-        raise InvalidParameterError(
-            "the Q-masses probabilities*exp(-losses) must sum to at most 1, "
-            f"got {q_total!r}; losses must be log(dP/dQ) with P-masses as probabilities"
-        )
-    # P-mass missing from the total is treated as mass at +∞ (pessimistic).
-    infinity += max(0.0, 1.0 - total)
-    return loss, mass, q_mass, min(infinity, 1.0)
 
 
 def _from_masses(p_mass: np.ndarray, q_mass: np.ndarray) -> PiecewiseLinear:

@@ -13,7 +13,8 @@ from gaussdp._validation import InvalidParameterError
 from gaussdp.curves import _geometry
 from gaussdp.curves._closed import EpsilonDelta, Gaussian, Laplace, WithFailure
 from gaussdp.curves._constructors import _from_masses
-from gaussdp.curves._tradeoff import PiecewiseLinear, TradeOff
+from gaussdp.curves._tradeoff import PiecewiseLinear, TradeOff, provides
+from gaussdp.curves.numerical import compose_tradeoffs
 
 __all__ = ["compose", "group", "subsample"]
 
@@ -60,6 +61,7 @@ def _sampling_operator(curve: PiecewiseLinear, p: float) -> PiecewiseLinear:
     )
 
 
+@provides("subsample")
 def subsample(curve: TradeOff, p: float) -> TradeOff:
     """C_p(f); see :meth:`TradeOff.subsample` (arguments already validated)."""
     if p == 0.0:
@@ -100,6 +102,7 @@ def _group_piecewise(curve: PiecewiseLinear, k: int) -> PiecewiseLinear:
     return PiecewiseLinear._from_vertices(hx, 1.0 - hy)
 
 
+@provides("group")
 def group(curve: TradeOff, k: int) -> TradeOff:
     """1 − (1 − f)^{∘k}; see :meth:`TradeOff.group` (arguments already validated)."""
     if k == 1:
@@ -168,6 +171,7 @@ def _compose_pure_dp(epsilons: list[float]) -> PiecewiseLinear | None:
     return _from_masses(np.exp(log_p[order]), np.exp(log_q[order]))
 
 
+@provides("compose")
 def compose(curves_list) -> TradeOff:
     r"""The tensor product f₁ ⊗ f₂ ⊗ … (Dong, Roth & Su, Theorem 4).
 
@@ -180,7 +184,7 @@ def compose(curves_list) -> TradeOff:
       f_{0,1−(1−δ₁)(1−δ₂)} (eqs. 10–11), the ε parts from the exact binomial
       privacy-loss distribution behind Theorem 8;
     * for any other curves numerically, by the PLD engine
-      (:func:`gaussdp.pld.compose_tradeoffs`: each curve's breakpoints as a
+      (:func:`gaussdp.curves.numerical.compose_tradeoffs`: each curve's breakpoints as a
       discrete pair, PLDs convolved), pessimistic. The result is symmetric:
       for asymmetric inputs it is the symmetrisation of the tensor product
       (both orders of the pair), below f₁ ⊗ … ⊗ f_n itself.
@@ -237,9 +241,7 @@ def compose(curves_list) -> TradeOff:
                 return EpsilonDelta(math.inf, 0.0)
             result = _compose_pure_dp(epsilons)
         if result is None:
-            from gaussdp import pld
-
-            result = pld.compose_tradeoffs(bases)
+            result = compose_tradeoffs(bases)
     if failure >= 1.0:
         return EpsilonDelta(math.inf, 0.0)
     return WithFailure.of(result, failure) if failure > 0.0 else result

@@ -10,11 +10,42 @@ import numpy as np
 
 from gaussdp._numerics import expand_bracket, monotone_root
 from gaussdp._validation import InvalidParameterError, check_real, restore_shape
+from gaussdp.curves._tradeoff import _PROVIDED, TradeOff, provides
 
 __all__ = ["PrivacyProfile"]
 
+# Mass totals may exceed 1 by rounding; beyond this they are an error.
+_MASS_SLACK = 1e-9
 # A user profile is searched for ε(δ) up to this ε before answering ∞.
 _EPSILON_SEARCH_LIMIT = 1e6
+
+
+def _check_privacy_loss(losses, probabilities, infinity_mass):
+    """Validate a discrete PLD; return (losses, P-masses, Q-masses, P-mass at +∞)."""
+    loss = check_real("losses", losses, low=-math.inf, high=math.inf, low_open=True, high_open=True)
+    mass = check_real("probabilities", probabilities, low=0.0, high=1.0)
+    if loss.ndim != 1 or mass.shape != loss.shape:
+        raise InvalidParameterError(
+            "losses and probabilities must be 1-D arrays of the same length, "
+            f"got shapes {loss.shape} and {mass.shape}"
+        )
+    infinity = float(check_real("infinity_mass", infinity_mass, low=0.0, high=1.0))
+    total = math.fsum(mass.tolist()) + infinity
+    if total > 1.0 + _MASS_SLACK:
+        raise InvalidParameterError(
+            f"probabilities plus infinity_mass must sum to at most 1, got {total!r}"
+        )
+    with np.errstate(divide="ignore"):
+        q_mass = np.exp(np.log(mass) - loss)
+    q_total = math.fsum(q_mass.tolist())
+    if q_total > 1.0 + _MASS_SLACK:
+        raise InvalidParameterError(
+            "the Q-masses probabilities*exp(-losses) must sum to at most 1, "
+            f"got {q_total!r}; losses must be log(dP/dQ) with P-masses as probabilities"
+        )
+    # P-mass missing from the total is treated as mass at +∞ (pessimistic).
+    infinity += max(0.0, 1.0 - total)
+    return loss, mass, q_mass, min(infinity, 1.0)
 
 
 def _call_vectorised(function: Callable, epsilon: np.ndarray) -> np.ndarray:
@@ -102,8 +133,6 @@ class PrivacyProfile:
         :mod:`gaussdp.curves` (closed forms use their closed-form profiles,
         piecewise-linear curves their breakpoints).
         """
-        from gaussdp.curves._tradeoff import TradeOff
-
         if not isinstance(curve, TradeOff):
             raise InvalidParameterError(f"curve must be a TradeOff, got {type(curve).__name__}")
         return cls(curve._delta, f"profile of {curve!r}", curve._epsilon)
@@ -128,8 +157,6 @@ class PrivacyProfile:
         >>> round(profile.delta(0.5), 6)
         0.295102
         """
-        from gaussdp.curves._constructors import _check_privacy_loss
-
         loss, mass, _, infinity = _check_privacy_loss(losses, probabilities, infinity_mass)
         order = np.argsort(loss, kind="stable")
         loss, mass = loss[order], mass[order]
@@ -187,9 +214,10 @@ class PrivacyProfile:
 
     def tradeoff(self, **options):
         """The trade-off curve sup_ε f_{ε,δ(ε)}; see :func:`curves.from_profile`."""
-        from gaussdp.curves._constructors import from_profile
+        return _PROVIDED["from_profile"](self, **options)
 
-        return from_profile(self, **options)
+
+provides("profile")(PrivacyProfile.from_tradeoff)
 
 
 def _solve_epsilon(evaluate: Callable, target: float, floor: float, start: float) -> float:

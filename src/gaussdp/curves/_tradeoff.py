@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import abc
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +32,24 @@ TAIL_RELATIVE_TOLERANCE = 1e-5
 SYMMETRY_TOLERANCE = 1e-9
 # Breakpoint coordinates below this are set to 0 (pessimistic, keeps slopes finite).
 _TINY = 1e-300
+
+#: What :class:`TradeOff` offers as methods but the modules above this one build: the
+#: privacy profile (``_profile``), closed forms (``_closed``), constructors and operators.
+#: Each of those modules hands its function in as it is loaded (:func:`provides`), and
+#: ``gaussdp.curves`` loads them all before any curve exists; so the base class reaches
+#: the kinds of curve defined on it without importing upwards.
+_PROVIDED: dict[str, Callable] = {}
+
+
+def provides(name: str) -> Callable[[Callable], Callable]:
+    """Register the function that :class:`TradeOff`'s method ``name`` calls (a decorator)."""
+
+    def hand_in(function: Callable) -> Callable:
+        _PROVIDED[name] = function
+        return function
+
+    return hand_in
+
 
 _ASYMMETRIC_ADVICE = (
     "if the curve bounds every ordered pair of neighbouring data sets, call "
@@ -161,16 +180,12 @@ class TradeOff(abc.ABC):
 
     def profile(self):
         """This curve's privacy profile as a :class:`PrivacyProfile`."""
-        from gaussdp.curves._profile import PrivacyProfile
-
-        return PrivacyProfile.from_tradeoff(self)
+        return _PROVIDED["profile"](self)
 
     @classmethod
     def from_profile(cls, profile, **options) -> TradeOff:
         """The curve sup_{ε ≥ 0} f_{ε,δ(ε)} of a profile; see :func:`curves.from_profile`."""
-        from gaussdp.curves._constructors import from_profile
-
-        return from_profile(profile, **options)
+        return _PROVIDED["from_profile"](profile, **options)
 
     # -- attack read-outs ----------------------------------------------------
 
@@ -259,9 +274,7 @@ class TradeOff(abc.ABC):
         """
         p_value = float(check_real("p", p, low=0.0, high=1.0))
         self._require_symmetric("subsample")
-        from gaussdp.curves._operators import subsample
-
-        return subsample(self, p_value)
+        return _PROVIDED["subsample"](self, p_value)
 
     def group(self, k: int) -> TradeOff:
         r"""Group privacy for groups of k records: 1 − (1 − f)^{∘k} (Theorem 3).
@@ -272,9 +285,7 @@ class TradeOff(abc.ABC):
         exact group curve, by an error that can grow with k where f is steep.
         """
         k_value = check_integer("k", k, low=1)
-        from gaussdp.curves._operators import group
-
-        return group(self, k_value)
+        return _PROVIDED["group"](self, k_value)
 
     def with_failure(self, delta) -> TradeOff:
         r"""f ⊗ f_{0,δ}: the curve scaled towards the origin by 1 − δ (eq. 12).
@@ -288,15 +299,11 @@ class TradeOff(abc.ABC):
             δ ∈ [0, 1).
         """
         delta_value = float(check_real("delta", delta, low=0.0, high=1.0, high_open=True))
-        from gaussdp.curves._closed import WithFailure
-
-        return WithFailure.of(self, delta_value)
+        return _PROVIDED["with_failure"](self, delta_value)
 
     def compose(self, *others: TradeOff) -> TradeOff:
         """The tensor product f ⊗ g ⊗ … (Theorem 4); see :func:`curves.compose`."""
-        from gaussdp.curves._operators import compose
-
-        return compose([self, *others])
+        return _PROVIDED["compose"]([self, *others])
 
     # -- validity and output -------------------------------------------------
 

@@ -5,7 +5,9 @@
   connect-the-dots, optimistic binning) into :class:`GridPLD`;
 * :mod:`gaussdp.pld.composition` — FFT composition with tracked truncation;
 * :mod:`gaussdp.pld.query` — δ(ε) and ε(δ) of a discrete distribution;
-* :mod:`gaussdp.pld.tradeoffs` — composition of arbitrary trade-off curves.
+* :mod:`gaussdp.pld.tradeoffs` — composition of arbitrary trade-off curves (loaded
+  on first use of ``compose_tradeoffs``: it stands with :mod:`gaussdp.curves`, above
+  the engine).
 
 Most users want :func:`gaussdp.account`, which drives all of this.
 """
@@ -20,7 +22,6 @@ from gaussdp.pld.composition import (
 from gaussdp.pld.grid import GridPLD, discretise
 from gaussdp.pld.losses import AtomicLoss, GaussianLoss, LaplaceLoss, PrivacyLoss, SubsampledLoss
 from gaussdp.pld.query import Profile, profile_of
-from gaussdp.pld.tradeoffs import compose_tradeoffs
 
 __all__ = [
     "AtomicLoss",
@@ -39,3 +40,13 @@ __all__ = [
     "self_compose",
     "trim",
 ]
+
+
+def __getattr__(name: str):
+    # compose_tradeoffs builds curves (gaussdp.curves.numerical), which stand above the
+    # engine's modules: the engine's face hands it on when first asked (PEP 562).
+    if name == "compose_tradeoffs":
+        from gaussdp.pld.tradeoffs import compose_tradeoffs
+
+        return compose_tradeoffs
+    raise AttributeError(f"module 'gaussdp.pld' has no attribute {name!r}")

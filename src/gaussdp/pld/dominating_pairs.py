@@ -141,11 +141,17 @@ def _subsampled(inner_mechanism: m.Mechanism, gamma: float, factor: float):
 
 
 def dominating_losses(
-    mechanism: m.Mechanism, neighbouring: m.Neighbouring
+    mechanism: m.Mechanism, neighbouring: m.Neighbouring, *, tradeoff_of=None
 ) -> tuple[PrivacyLoss, PrivacyLoss]:
-    """The exact privacy losses (remove, add) of a basic or subsampled mechanism."""
+    """The exact privacy losses (remove, add) of a basic or subsampled mechanism.
+
+    ``tradeoff_of(part, neighbouring)``, the pessimistic trade-off curve of a
+    part, is what Group and Parallel leaves are built from
+    (:func:`gaussdp.pld.guarantees.dominating_losses`); the accountant passes
+    its own.
+    """
     if isinstance(mechanism, guarantees.HANDLED):
-        return guarantees.dominating_losses(mechanism, neighbouring)
+        return guarantees.dominating_losses(mechanism, neighbouring, tradeoff_of=tradeoff_of)
     factor = _shift_factor(neighbouring)
     if isinstance(mechanism, m.PoissonSubsampled):
         if neighbouring is not m.Neighbouring.ADD_REMOVE:

@@ -47,7 +47,9 @@ the rounding of the tangent construction.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -55,6 +57,12 @@ from gaussdp import mechanisms as m
 from gaussdp._numerics import log1m_exp
 from gaussdp._validation import InvalidParameterError
 from gaussdp.pld.losses import AtomicLoss, GaussianLoss, PrivacyLoss
+
+if TYPE_CHECKING:
+    from gaussdp.curves import TradeOff
+
+# gaussdp.curves (a layer below) is imported where a curve is built, not here: the
+# accountant loads this module with `import gaussdp`, which stays fast without it.
 
 __all__ = [
     "HANDLED",
@@ -358,9 +366,9 @@ def _pair_of_curve(curve) -> AtomicLoss:
     most 2.3e-16 of P-mass) is lost to rounding, so that much is put at +∞.
     (The P-masses then sum to 1 + (n + 1)·2.3e-16, immaterial.)
     """
-    from gaussdp.pld.tradeoffs import _pair
+    from gaussdp.curves.numerical import pair_of_curve
 
-    pair = _pair(curve)
+    pair = pair_of_curve(curve)
     if pair.losses.size == 0:
         return pair
     p = pair.p_masses + _BETA_ROUNDING
@@ -408,33 +416,45 @@ def _identity_loss() -> AtomicLoss:
 
 
 def dominating_losses(
-    mechanism: m.Mechanism, neighbouring: m.Neighbouring
+    mechanism: m.Mechanism,
+    neighbouring: m.Neighbouring,
+    *,
+    tradeoff_of: Callable[[m.Mechanism, m.Neighbouring], TradeOff] | None = None,
 ) -> tuple[PrivacyLoss, PrivacyLoss]:
     """The (remove, add) pairs of a description in :data:`HANDLED`.
 
-    Group and Parallel account their parts with :func:`gaussdp.account`
-    under the same relation and use the pair of the resulting pessimistic
-    (symmetric) trade-off curve for both directions.
-    """
-    from gaussdp import curves
-    from gaussdp.accountant import account
+    Group and Parallel account their parts with ``tradeoff_of(part,
+    neighbouring)`` — the pessimistic trade-off curve of the part under the
+    same relation, which the accountant passes down (:func:`gaussdp.account`
+    followed by :meth:`~gaussdp.accountant.Accounting.tradeoff`) — and use the
+    pair of the resulting (symmetric) curve for both directions.
 
+    Raises
+    ------
+    InvalidParameterError
+        For a Group or Parallel leaf when no ``tradeoff_of`` is given.
+    """
     loss = base_loss(mechanism, 1.0)
     if loss is not None:
         return loss, loss
+    if isinstance(mechanism, (m.Group, m.Parallel)) and tradeoff_of is None:
+        raise InvalidParameterError(
+            f"tradeoff_of must be given for {type(mechanism).__name__}: its parts are "
+            "accounted by the accountant that calls this (gaussdp.account)"
+        )
     if isinstance(mechanism, m.Group):
         expanded = expand_group(mechanism)
         if not isinstance(expanded, m.Group):
-            curve = account(expanded, neighbouring=neighbouring).tradeoff()
+            curve = tradeoff_of(expanded, neighbouring)
         else:
-            inner = account(expanded.mechanism, neighbouring=neighbouring).tradeoff()
+            inner = tradeoff_of(expanded.mechanism, neighbouring)
             curve = inner.group(expanded.group_size)
         pair = _pair_of_curve(curve)
         return pair, pair
     if isinstance(mechanism, m.Parallel):
-        parts = [
-            account(part, neighbouring=neighbouring).tradeoff() for part in mechanism.mechanisms
-        ]
+        from gaussdp import curves
+
+        parts = [tradeoff_of(part, neighbouring) for part in mechanism.mechanisms]
         pair = _pair_of_curve(curves.lower_envelope(parts))
         return pair, pair
     raise InvalidParameterError(  # pragma: no cover - callers dispatch on HANDLED

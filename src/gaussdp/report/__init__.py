@@ -24,8 +24,10 @@ holding:
 Modules: :mod:`~gaussdp.report.tight_mu` (μ from breakpoints),
 :mod:`~gaussdp.report.regret` (exact Δ-divergence), :mod:`~gaussdp.report.pure`
 (pure-DP mechanisms and compositions, exact in log space),
-:mod:`~gaussdp.report.tail` (where μ stops holding), :mod:`~gaussdp.report.core`
-(the :class:`Report` and tiers), :mod:`~gaussdp.report.render` (text, JSON,
+:mod:`~gaussdp.report.tail` (where μ stops holding), :mod:`~gaussdp.report.fit`
+(μ from the steep curve), :mod:`~gaussdp.report.core` (the :class:`Report` and
+tiers, built from an Accounting's public members), :mod:`~gaussdp.report.entry`
+(:func:`report`: a mechanism is accounted first), :mod:`~gaussdp.report.render` (text, JSON,
 Markdown, HTML + SVG).
 
 Examples
@@ -48,8 +50,8 @@ from gaussdp.report.core import (
     Report,
     RoundingLimit,
     TableRow,
-    report,
 )
+from gaussdp.report.entry import report
 from gaussdp.report.regret import advantage_gap_bound, profile_regret, regret
 from gaussdp.report.tail import tail_mu
 from gaussdp.report.tight_mu import failure_probability, mu_of_breakpoints, tight_mu

@@ -53,20 +53,38 @@ exceeds μ (subsampling does not amplify the tail).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from gaussdp import accountant as acc_module
 from gaussdp import gdp
 from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError, check_real
+from gaussdp.pld.leaves import leaves
 from gaussdp.report import _steep, pure
+from gaussdp.report import render as rendering
+from gaussdp.report.defaults import (
+    DEFAULT_DELTA_TAIL,
+    DEFAULT_DELTAS,
+    FLOOR_MARGIN,
+    MU_TABLE_DELTA_TAILS,
+    TABLE_ALPHAS,
+    TIER_I_REGRET,
+)
+from gaussdp.report.fit import (
+    _UNDERFLOW_ALPHA,
+    RoundingLimit,
+    _cut_sets_mu,
+    _guarantee_advantage,
+    _guarantee_beta,
+    fit,
+    fit_many,
+    why_infinite,
+)
 from gaussdp.report.regret import ROUNDING_MARGIN, profile_regret
 from gaussdp.report.tail import tail_mu
-from gaussdp.report.tight_mu import mu_of_tests
 
 __all__ = [
     "DEFAULT_DELTAS",
@@ -78,27 +96,8 @@ __all__ = [
     "Report",
     "RoundingLimit",
     "TableRow",
-    "report",
+    "from_accounting",
 ]
-
-#: δ at which ε is always reported (Gomez et al. 2025, §4, plus 1e-9).
-DEFAULT_DELTAS = (1e-5, 1e-6, 1e-9)
-#: The α of the Tier II table (§4.3); the α of maximal advantage is added.
-TABLE_ALPHAS = (1e-10, 1e-8, 1e-6, 1e-4, 1e-3, 1e-2, 1e-1)
-#: Tier I when the regret is at most this (§4.2).
-TIER_I_REGRET = 0.01
-#: A δ_tail above this is not suggested to make μ finite (it would mean nothing).
-LARGEST_SUGGESTED_DELTA_TAIL = 1e-2
-#: The failure probability that goes with μ unless asked otherwise: the report's μ is
-#: "μ-GDP except with probability 1e-10" for every mechanism and parameter (see
-#: docs/report.md for why this value). Closed forms that are exactly μ-GDP report δ_tail = 0.
-DEFAULT_DELTA_TAIL = 1e-10
-#: The δ_tail of the μ-by-δ_tail table (the report's own δ_tail is added).
-MU_TABLE_DELTA_TAILS = (1e-6, 1e-8, 1e-10, 1e-12)
-#: The accountant's floor is kept at least this many times below the δ_tail asked for.
-FLOOR_MARGIN = 100.0
-# Tests with α below this are also checked in log space (exp underflows near 1e-308).
-_UNDERFLOW_ALPHA = 1e-290
 
 
 @dataclass(frozen=True)
@@ -143,38 +142,6 @@ class TableRow:
     beta_optimistic: float
     beta_mu: float
     label: str = ""
-
-
-@dataclass(frozen=True)
-class RoundingLimit:
-    """Where rounding, not the mechanism, sets μ (or makes it ∞).
-
-    The accountant adds allowances to every true-positive rate (slack, the
-    excess P-mass of curve pairs); where the curve's false-negative rate is no
-    larger than them, the certified curve reaches β = 0 at a false-positive
-    rate α₀ > 0 (TPR cut at 1). Its symmetric curve is then μ-GDP only for
-    μ ≥ about −2Φ⁻¹(α₀/2), which can exceed what every ε row needs; and a
-    test that still has TPR ≥ 1 at α₀ (or mass at α = 0 above δ_tail) makes μ
-    infinite for every δ_tail below 1 − α₀.
-
-    Attributes
-    ----------
-    log_alpha_zero : float
-        log α₀ (natural log; −inf if the curve starts below 1 − δ_tail at α = 0).
-    allowance : float
-        slack + excess of the accountant's profiles.
-    needed : float or None
-        When μ = ∞: the smallest δ_tail for which a finite μ is possible at all.
-    suggested_delta_tail, suggested_mu : float or None
-        When μ = ∞: a δ_tail (at most :data:`LARGEST_SUGGESTED_DELTA_TAIL`)
-        checked to give a finite μ, and that μ; None if there is none.
-    """
-
-    log_alpha_zero: float
-    allowance: float
-    needed: float | None = None
-    suggested_delta_tail: float | None = None
-    suggested_mu: float | None = None
 
 
 @dataclass(frozen=True)
@@ -335,278 +302,40 @@ class Report:
 
     def to_dict(self) -> dict:
         """Everything in the report as JSON-ready values (∞ as the string "inf")."""
-        from gaussdp.report.render import to_dict
-
-        return to_dict(self)
+        return rendering.to_dict(self)
 
     def to_json(self) -> str:
         """The report as indented JSON."""
-        from gaussdp.report.render import to_json
-
-        return to_json(self)
+        return rendering.to_json(self)
 
     def to_text(self) -> str:
         """The report as plain text."""
-        from gaussdp.report.render import to_text
-
-        return to_text(self)
+        return rendering.to_text(self)
 
     def to_markdown(self) -> str:
         """The report as Markdown (a table that can be pasted into a paper)."""
-        from gaussdp.report.render import to_markdown
-
-        return to_markdown(self)
+        return rendering.to_markdown(self)
 
     def to_html(self) -> str:
         """A self-contained HTML page with the curve against G_μ (inline SVG)."""
-        from gaussdp.report.render import to_html
-
-        return to_html(self)
+        return rendering.to_html(self)
 
     def render(self, output_format: str = "text") -> str:
         """The report in ``output_format``: "text", "json", "markdown" or "html"."""
-        from gaussdp.report.render import render
-
-        return render(self, output_format)
+        return rendering.render(self, output_format)
 
     def __str__(self) -> str:
         return self.to_text()
 
 
 # ---------------------------------------------------------------------------
-# Pieces
-# ---------------------------------------------------------------------------
-
-
-def _guarantee_beta(mu: float, delta: float, alpha: np.ndarray) -> np.ndarray:
-    """(1 − δ)·G_μ(α/(1 − δ)) for α ≤ 1 − δ, 0 beyond."""
-    scale = 1.0 - delta
-    inside = alpha < scale
-    x = np.where(inside, alpha / scale, 0.5)
-    if math.isinf(mu):
-        values = np.where(x > 0.0, 0.0, 1.0)
-    else:
-        values = np.asarray(gdp.beta(mu, x), dtype=float)
-    return np.where(inside, scale * values, 0.0)
-
-
-def _guarantee_advantage(mu: float, delta: float) -> float:
-    return float(min(delta + (1.0 - delta) * gdp.advantage(mu), 1.0))
-
-
-def _candidates(steep: _steep.SteepCurve, directions: list[_steep.Direction]):
-    """Tests whose μ is checked: the hull vertices, and tests whose α underflows."""
-    alpha, log_alpha, tpr = [steep.alpha], [steep.log_alpha], [steep.tpr]
-    limit = math.log(_UNDERFLOW_ALPHA)
-    for d in directions:
-        tiny = d.log_alpha < limit
-        alpha.append(d.alpha[tiny])
-        log_alpha.append(d.log_alpha[tiny])
-        tpr.append(d.tpr[tiny])
-    return np.concatenate(alpha), np.concatenate(log_alpha), np.concatenate(tpr)
-
-
-#: Tests per block of :func:`_largest_mus`, from the coarsest (each a multiple of the next).
-_BLOCKS = (1024, 16, 4)
-#: The level whose blocks' first tests are evaluated to raise the known maximum.
-_SAMPLED_BLOCK = 16
-
-
-def _block_extremes(values: np.ndarray, size: int, reduce) -> np.ndarray:
-    """``reduce`` over consecutive blocks of ``size`` values (the last one shorter)."""
-    whole = values.size - values.size % size
-    extremes = values[0:whole:size].copy()
-    for offset in range(1, size):  # strided passes: a reduce along short rows is slow
-        reduce(extremes, values[offset:whole:size], out=extremes)
-    if whole < values.size:
-        extremes = np.append(extremes, reduce.reduce(values[whole:]))
-    return extremes
-
-
-@dataclass(frozen=True)
-class _Tests:
-    """One group of tests (α, log α, t) with its blocks' smallest α and largest t.
-
-    ``levels[i]`` holds (min α, min log α, max t) of the blocks of
-    ``_BLOCKS[i]`` tests, each level reduced from the next finer one (fmin,
-    fmax: a NaN test, whose μ is −inf, hides no other).
-    """
-
-    alpha: np.ndarray
-    log_alpha: np.ndarray
-    tpr: np.ndarray
-    levels: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...]
-
-    @classmethod
-    def of(cls, alpha, log_alpha, tpr) -> _Tests:
-        levels = []
-        current, size = (alpha, log_alpha, tpr), 1
-        for block in reversed(_BLOCKS):
-            factor = block // size
-            current = (
-                _block_extremes(current[0], factor, np.fmin),
-                _block_extremes(current[1], factor, np.fmin),
-                _block_extremes(current[2], factor, np.fmax),
-            )
-            levels.append(current)
-            size = block
-        return cls(alpha, log_alpha, tpr, tuple(reversed(levels)))
-
-
-def _test_groups(steep: _steep.SteepCurve, directions: list[_steep.Direction]) -> list[_Tests]:
-    """The tests of :func:`_candidates`, in groups (the hull, each direction's underflowing)."""
-    groups = [(steep.alpha, steep.log_alpha, steep.tpr)]
-    limit = math.log(_UNDERFLOW_ALPHA)
-    for d in directions:
-        tiny = d.log_alpha < limit
-        groups.append((d.alpha[tiny], d.log_alpha[tiny], d.tpr[tiny]))
-    return [_Tests.of(*group) for group in groups if group[0].size]
-
-
-def _mus_at(arrays, indices: list[np.ndarray], deltas: np.ndarray) -> list[np.ndarray]:
-    """μ_j(δ_i) of the tests ``indices[i]`` of (α, log α, t) ``arrays``, one call for all δ."""
-    sizes = [index.size for index in indices]
-    if not sum(sizes):
-        return [np.empty(0) for _ in indices]
-    every = np.concatenate(indices)
-    alpha, log_alpha, tpr = (values[every] for values in arrays)
-    mus = mu_of_tests(alpha, log_alpha, tpr, np.repeat(deltas, sizes))
-    return np.split(mus, np.cumsum(sizes)[:-1])
-
-
-def _largest_mus(groups: list[_Tests], deltas: list[float]) -> list[float]:
-    """max_j μ_j(δ) over the tests of :func:`_candidates`, for each δ, evaluating few of them.
-
-    μ(α, t), the smallest μ whose Ŝ_μ reaches t at α, is non-decreasing in t
-    and non-increasing in α (Ŝ_μ(α) increases in both μ and α), so on a block
-    of tests μ(min α, max t) bounds every μ_j from above. Blocks whose bound
-    is below the largest μ evaluated so far (less a margin for rounding)
-    cannot hold the maximum: from the coarsest blocks down, those that remain
-    are split into the next finer ones, and the tests of the finest blocks
-    left are evaluated. The maximum known is raised on the way by the first
-    test of every remaining block of :data:`_SAMPLED_BLOCK`. The value is that
-    of evaluating every test. The δ's go through each step together (one
-    evaluation of their tests), each with its own blocks.
-    """
-    values = np.asarray(deltas, dtype=float)
-    best = np.full(values.size, -math.inf)
-
-    def raise_best(found: list[np.ndarray]) -> None:
-        for number, mus in enumerate(found):
-            if mus.size:
-                best[number] = max(best[number], float(np.max(mus)))
-
-    def reach() -> np.ndarray:
-        return np.where(np.isfinite(best), best - 1e-9 * (1.0 + np.abs(best)), best)
-
-    # kept[g][i]: the blocks of group g still open for δ_i, at the current level
-    kept = [[np.arange(group.levels[0][0].size) for _ in deltas] for group in groups]
-    for group, blocks in zip(groups, kept, strict=True):
-        tests = [open_blocks * _BLOCKS[0] for open_blocks in blocks]
-        raise_best(_mus_at((group.alpha, group.log_alpha, group.tpr), tests, values))
-    for level, size in enumerate(_BLOCKS):
-        if size == _SAMPLED_BLOCK:
-            for group, blocks in zip(groups, kept, strict=True):
-                tests = [open_blocks * size for open_blocks in blocks]
-                raise_best(_mus_at((group.alpha, group.log_alpha, group.tpr), tests, values))
-        finer = _BLOCKS[level + 1] if level + 1 < len(_BLOCKS) else 1
-        for number, group in enumerate(groups):
-            bounds = _mus_at(group.levels[level], kept[number], values)
-            limit = group.levels[level + 1][0].size if finer > 1 else group.alpha.size
-            margins = reach()
-            for i, (blocks, bound) in enumerate(zip(kept[number], bounds, strict=True)):
-                blocks = blocks[~(bound < margins[i])]  # NaN bounds are kept
-                children = (blocks[:, None] * (size // finer) + np.arange(size // finer)).ravel()
-                kept[number][i] = children[children < limit]
-    for group, tests in zip(groups, kept, strict=True):
-        raise_best(_mus_at((group.alpha, group.log_alpha, group.tpr), tests, values))
-    return [float(value) for value in best]
-
-
-def fit(steep: _steep.SteepCurve, directions: list[_steep.Direction], delta_tail: float) -> float:
-    """The tight μ of the pessimistic steep curve with failure probability ``delta_tail``.
-
-    μ = the largest μ_j(δ_tail) over every test j of the curve
-    (:func:`gaussdp.report.tight_mu.mu_of_tests`, maximised by
-    :func:`_largest_mus`), so that f ≥ G_μ ⊗ f_{0,δ_tail} holds on the whole
-    certified curve.
-    """
-    return fit_many(steep, directions, [delta_tail])[delta_tail]
-
-
-def fit_many(
-    steep: _steep.SteepCurve, directions: list[_steep.Direction], delta_tails: list[float]
-) -> dict[float, float]:
-    """:func:`fit` at several δ_tail, the tests' blocks summarised once."""
-    for value in delta_tails:
-        if value < steep.floor:
-            raise InvalidParameterError(
-                f"delta_tail must be at least the accountant's numerical floor {steep.floor:.3g} "
-                f"(mass at infinite loss plus certified slack), got {value!r}"
-            )
-    groups = _test_groups(steep, directions)
-    found = _largest_mus(groups, list(delta_tails))
-    return {value: float(max(mu, 0.0)) for value, mu in zip(delta_tails, found, strict=True)}
-
-
-def why_infinite(
-    steep: _steep.SteepCurve, directions: list[_steep.Direction], failure: float
-) -> RoundingLimit | None:
-    """Why μ is ∞ with failure probability ``failure``, and which δ_tail (if any) helps.
-
-    A test needs μ = ∞ when G_μ ⊗ f_{0,δ} can never reach it: its
-    true-positive rate is (numerically) 1 at a false-positive rate α < 1 − δ,
-    or it has α = 0 and a true-positive rate above δ. The first needs
-    δ ≥ 1 − α, the second δ ≥ t; a larger δ_tail is suggested only if it is
-    at most :data:`LARGEST_SUGGESTED_DELTA_TAIL` and :func:`fit` with it
-    (rounded up as printed) really gives a finite μ.
-    """
-    from gaussdp.report.render import up
-
-    alpha, log_alpha, tpr = _candidates(steep, directions)
-    blocking = mu_of_tests(alpha, log_alpha, tpr, failure) == math.inf
-    if not np.any(blocking):
-        return None
-    at_zero = blocking & np.isneginf(log_alpha)
-    positive = blocking & ~np.isneginf(log_alpha)
-    needed = 0.0
-    if np.any(at_zero):
-        needed = float(np.max(tpr[at_zero]))
-    log_alpha_zero = -math.inf
-    if np.any(positive):
-        log_alpha_zero = float(np.min(log_alpha[positive]))
-        needed = max(needed, float(np.max(-np.expm1(log_alpha[positive]))))
-    info = RoundingLimit(log_alpha_zero, steep.slack + steep.excess, needed)
-    if needed < LARGEST_SUGGESTED_DELTA_TAIL:
-        candidate = max(float(up(needed * (1.0 + 1e-9), 2)), steep.floor)
-        if candidate < 1.0:
-            mu = fit(steep, directions, candidate)
-            if math.isfinite(mu):
-                info = RoundingLimit(log_alpha_zero, info.allowance, needed, candidate, mu)
-    return info
-
-
-def _cut_sets_mu(steep: _steep.SteepCurve, mu: float, failure: float, rows) -> RoundingLimit | None:
-    """A :class:`RoundingLimit` if the cut at TPR 1 sets μ above what every ε row needs."""
-    log_cut = steep.log_alpha_one
-    if log_cut is None:
-        return None
-    at_cut = float(
-        mu_of_tests(np.array([math.exp(log_cut)]), np.array([log_cut]), np.ones(1), failure)[0]
-    )
-    needed = max((row.mu_at_delta for row in rows), default=0.0)
-    if at_cut < mu * (1.0 - 1e-9) or not mu > needed * (1.0 + 1e-6):
-        return None
-    return RoundingLimit(log_cut, steep.slack + steep.excess)
-
-
 # ---------------------------------------------------------------------------
 # Building a report
 # ---------------------------------------------------------------------------
 
 
 def _epsilon_rows(accounting, deltas, mu: float, delta_tail: float) -> tuple[EpsilonRow, ...]:
-    lower, upper = accounting._epsilon_bounds(np.asarray(deltas, dtype=float))
+    lower, upper = accounting.epsilon_bounds(np.asarray(deltas, dtype=float), warn=False)
     rows = []
     for d, lo, up in zip(deltas, np.atleast_1d(lower), np.atleast_1d(upper), strict=True):
         if d > delta_tail:
@@ -657,8 +386,7 @@ def _check_deltas(deltas) -> tuple[float, ...]:
 
 def _profiles(accounting, kind: str):
     """The accountant's own profiles (the report reads the numbers it certified)."""
-    guarantee = accounting._guarantee
-    return guarantee.upper if kind == "upper" else guarantee.lower
+    return accounting.profiles(kind)
 
 
 def _check_delta_tail(delta_tail) -> float:
@@ -721,10 +449,10 @@ def _mu_rows(mu_for, delta_tail: float, floor: float, mu_tail) -> tuple[MuRow, .
 
 def _laplace_epsilon(mechanism, neighbouring) -> float | None:
     """ε of a description that is one Laplace mechanism (after flattening), else None."""
-    leaves = acc_module._flatten(mechanism, neighbouring)
-    if len(leaves) != 1:
+    parts = leaves(mechanism, neighbouring)
+    if len(parts) != 1:
         return None
-    leaf, count = next(iter(leaves.items()))
+    leaf, count = next(iter(parts.items()))
     if count != 1 or not isinstance(leaf, m.Laplace):
         return None
     factor = 2.0 if neighbouring is m.Neighbouring.REPLACE else 1.0
@@ -732,16 +460,42 @@ def _laplace_epsilon(mechanism, neighbouring) -> float | None:
 
 
 def from_accounting(
-    accounting, *, deltas=DEFAULT_DELTAS, delta_tail=None, title: str | None = None
+    accounting,
+    *,
+    deltas=DEFAULT_DELTAS,
+    delta_tail=None,
+    title: str | None = None,
+    neighbouring=None,
+    accuracy=None,
+    grid_spacing=None,
+    progress=None,
 ) -> Report:
-    """The report of an :class:`~gaussdp.accountant.Accounting` (see :func:`report`)."""
+    """The report of an :class:`~gaussdp.accountant.Accounting` (see :func:`gaussdp.report.report`).
+
+    Reads only the accounting's public members: ``mechanism``,
+    ``neighbouring``, ``method``, ``mu`` (not None where the result is exactly
+    μ-GDP), ``exact_atoms``, ``profiles``, ``epsilon_bounds`` and
+    ``with_delta_floor``. ``neighbouring``, ``accuracy``, ``grid_spacing`` and
+    ``progress`` are refused: they belong to the accounting already made.
+    """
+    given = {
+        "neighbouring": neighbouring,
+        "accuracy": accuracy,
+        "grid_spacing": grid_spacing,
+        "progress": progress,
+    }
+    extra = sorted(name for name, value in given.items() if value is not None)
+    if extra:
+        raise InvalidParameterError(
+            f"{', '.join(extra)} cannot be changed for an existing Accounting; "
+            "pass the mechanism instead"
+        )
     deltas = _check_deltas(deltas)
     if delta_tail is not None:
         delta_tail = _check_delta_tail(delta_tail)
     mechanism = accounting.mechanism
     title = title or mechanism.describe()
     mu_tail = tail_mu(mechanism, accounting.neighbouring)
-    guarantee = accounting._guarantee
     common = {
         "title": title,
         "mechanism": mechanism,
@@ -749,9 +503,9 @@ def from_accounting(
         "method": accounting.method,
         "mu_tail": mu_tail,
     }
-    if isinstance(guarantee, (acc_module._PerfectPrivacy, acc_module._GaussianGuarantee)):
+    if accounting.mu is not None:
         # Closed form: the curve is G_μ itself, strictly (delta_tail is 0 whatever was asked).
-        mu = 0.0 if isinstance(guarantee, acc_module._PerfectPrivacy) else float(guarantee.mu)
+        mu = float(accounting.mu)
         advantage = float(gdp.advantage(mu))
 
         def exact_beta(alpha, mu=mu):
@@ -779,7 +533,7 @@ def from_accounting(
             accounting=accounting,
             _mu_for=lambda _: mu,
         )
-    exact = isinstance(guarantee, acc_module._ExactAtomsGuarantee)
+    exact = accounting.exact_atoms
     groups = pure.pure_dp_groups(mechanism, accounting.neighbouring) if exact else None
     single_pure = groups is not None and list(groups.values()) == [1]
     laplace = None if exact else _laplace_epsilon(mechanism, accounting.neighbouring)
@@ -877,75 +631,3 @@ def from_accounting(
         accounting=accounting,
         _mu_for=mu_for,
     )
-
-
-def report(
-    mechanism,
-    *,
-    deltas: Sequence[float] = DEFAULT_DELTAS,
-    delta_tail: float | None = None,
-    neighbouring: m.Neighbouring | None = None,
-    accuracy: float | None = None,
-    grid_spacing: float | None = None,
-    progress: Callable[[str], None] | None = None,
-    title: str | None = None,
-) -> Report:
-    r"""Report a mechanism's privacy as μ-GDP (Gomez et al. 2025, §4): μ, regret, tail, tier.
-
-    Parameters
-    ----------
-    mechanism : Mechanism, Pipeline or Accounting
-        What to report; an :class:`~gaussdp.accountant.Accounting` (from
-        :func:`gaussdp.account`) is used as it is.
-    deltas : sequence of float
-        δ ∈ (0, 1) at which ε is reported, as upper and lower bounds
-        (default 1e-5, 1e-6, 1e-9).
-    delta_tail : float, optional
-        The failure probability δ_tail ∈ (0, 1) that goes with μ (default
-        :data:`DEFAULT_DELTA_TAIL` = 1e-10; closed forms that are exactly
-        μ-GDP report 0). The accountant is asked for a floor 100 times below
-        min(δ_tail, 1e-12).
-    neighbouring, accuracy, grid_spacing, progress
-        Passed to :func:`gaussdp.account` (not allowed with an Accounting).
-    title : str, optional
-        Default: the pipeline's name, or the mechanism's description.
-
-    Returns
-    -------
-    Report
-
-    Examples
-    --------
-    >>> from gaussdp import DPSGD, Gaussian, PureDP, Repeated
-    >>> from gaussdp.report import report
-    >>> r = report(Repeated(Gaussian(4.0), 16))   # exactly μ-GDP with μ = √16/4
-    >>> r.mu, r.regret, r.delta_tail, r.tier
-    (1.0, 0.0, 0.0, 1)
-    >>> r = report(PureDP(1.0))                   # Proposition 6.1: μ = −2Φ⁻¹(1/(1+e))
-    >>> round(r.mu, 6), round(r.regret, 6), r.delta_tail
-    (1.232035, 0.057546, 0.0)
-    >>> r = report(DPSGD(9.4, 0.32768, 2000))     # De et al.'s CIFAR-10 run
-    >>> round(r.mu, 2), round(r.regret, 4), r.delta_tail, r.tier, round(r.mu_tail, 2)
-    (1.57, 0.0011, 1e-10, 1, 4.76)
-    """
-    if isinstance(mechanism, acc_module.Accounting):
-        given = {
-            "neighbouring": neighbouring,
-            "accuracy": accuracy,
-            "grid_spacing": grid_spacing,
-            "progress": progress,
-        }
-        extra = sorted(name for name, value in given.items() if value is not None)
-        if extra:
-            raise InvalidParameterError(
-                f"{', '.join(extra)} cannot be changed for an existing Accounting; "
-                "pass the mechanism instead"
-            )
-        return from_accounting(mechanism, deltas=deltas, delta_tail=delta_tail, title=title)
-    if isinstance(mechanism, m.Pipeline) and title is None:
-        title = mechanism.name or None
-    options = {"neighbouring": neighbouring, "grid_spacing": grid_spacing, "progress": progress}
-    if accuracy is not None:
-        options["accuracy"] = accuracy
-    accounting = acc_module.account(mechanism, **options)
-    return from_accounting(accounting, deltas=deltas, delta_tail=delta_tail, title=title)

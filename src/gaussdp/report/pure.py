@@ -37,7 +37,7 @@ from scipy import special
 
 from gaussdp import gdp
 from gaussdp import mechanisms as m
-from gaussdp.accountant import _flatten
+from gaussdp.pld.leaves import leaves as leaves_of
 from gaussdp.report.regret import ROUNDING_MARGIN
 
 __all__ = ["laplace_mu", "pure_dp_groups", "pure_dp_mu", "pure_dp_regret"]
@@ -60,7 +60,7 @@ def pure_dp_groups(mechanism, neighbouring) -> dict[float, int] | None:
     Uses the accountant's own flattening (Repeated, Composition, groups
     expanded; ε = 0 pieces dropped), so the groups are what it composed.
     """
-    leaves = _flatten(mechanism, neighbouring)
+    leaves = leaves_of(mechanism, neighbouring)
     if not leaves or not all(isinstance(leaf, (m.PureDP, m.RandomizedResponse)) for leaf in leaves):
         return None
     groups: dict[float, int] = {}

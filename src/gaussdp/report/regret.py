@@ -62,6 +62,7 @@ from scipy import special
 
 from gaussdp._numerics import log_diff_exp
 from gaussdp._validation import check_real
+from gaussdp.report.tight_mu import _breakpoints
 
 __all__ = ["ROUNDING_MARGIN", "advantage_gap_bound", "profile_regret", "regret"]
 
@@ -136,8 +137,6 @@ def regret(curve, mu, *, delta=0.0) -> float:
     >>> round(regret(f, tight_mu(f)), 6)
     0.057546
     """
-    from gaussdp.report.tight_mu import _breakpoints
-
     mu_value = float(check_real("mu", mu, low=0.0, high=math.inf))
     d = float(check_real("delta", delta, low=0.0, high=1.0, high_open=True))
     alphas, betas = _breakpoints(curve)

@@ -41,6 +41,7 @@ from typing import Any
 from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError
 from gaussdp.accountant import DEFAULT_ACCURACY
+from gaussdp.mechanisms.pipeline import entry_fields, parse_entry, parse_toml
 
 __all__ = ["MAXIMUM_POINTS", "Axis", "Outputs", "SweepGrid", "read_grid"]
 
@@ -154,9 +155,7 @@ def _find_axes(entry: Any, location: tuple, place: str, axes: list[Axis]) -> Non
     """Collect the lists of numbers in one mechanism table (recursing into nested ones)."""
     if not isinstance(entry, Mapping):
         return  # the pipeline parser reports it
-    cls = m._TYPES.get(entry.get("type"))
-    kinds = dict(getattr(cls, "_kinds", {}))
-    kinds["repeat"] = "integer"
+    kinds = entry_fields(entry.get("type"))
     for key, value in entry.items():
         kind = kinds.get(key)
         here = f"{place}.{key}"
@@ -309,7 +308,7 @@ class SweepGrid:
             for axis, value in zip(axes, values, strict=True):
                 _set(built, axis.location[depth:], value)
             try:
-                m._build(built, place)
+                parse_entry(built, place)
             except InvalidParameterError as error:
                 where = ", ".join(
                     f"{axis.column} = {value!r}" for axis, value in zip(axes, values, strict=True)
@@ -345,11 +344,7 @@ def _load_document(grid: Any) -> tuple[dict, str]:
         raise InvalidParameterError(
             f"grid must be a path, TOML text or a dict, got {type(grid).__name__}"
         )
-    tomllib = m._toml()
-    try:
-        return tomllib.loads(text), source
-    except tomllib.TOMLDecodeError as error:
-        raise m.PipelineFileError(f"{source}: invalid TOML: {error}") from None
+    return parse_toml(text, source), source
 
 
 def read_grid(

@@ -75,7 +75,7 @@ def _values(accounting: Accounting, outputs: Outputs) -> list[dict[str, Any]]:
         }
     rows = []
     for delta in outputs.deltas:
-        lower, upper = accounting._epsilon_bounds(delta)  # the rows show the gap
+        lower, upper = accounting.epsilon_bounds(delta, warn=False)  # the rows show the gap
         row = {"delta": delta, "epsilon_lower": float(lower), "epsilon_upper": float(upper)}
         if outputs.epsilons:
             row.update(epsilon=None, delta_lower=None, delta_upper=None)

@@ -32,7 +32,6 @@ from gaussdp import accountant
 from gaussdp import mechanisms as m
 from gaussdp.pld.checkpoints import SelfCompositions
 from gaussdp.pld.composition import TILT_FROM_COMPOSITIONS, plan_self_composition
-from gaussdp.pld.dominating_pairs import dominating_losses
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, GridPLD, discretise
 from gaussdp.pld.query import Profile, from_zero, profile_of
 
@@ -126,7 +125,7 @@ def account_steps(
     True
     """
     counts = sorted(described)
-    pair = dominating_losses(leaf, neighbouring)
+    pair = accountant.dominating_losses(leaf, neighbouring)
     losses = {leaf: pair}
     spacing = min(accountant._choose_grid_spacing(losses, {leaf: t}, accuracy) for t in counts)
     # The lower bounds' grid depends on T (as in account()); the T's sharing one share its
@@ -290,7 +289,7 @@ def group_by_steps(
         try:
             if (leaf, relation, steps) not in spacings:
                 if (leaf, relation) not in losses:
-                    losses[leaf, relation] = {leaf: dominating_losses(leaf, relation)}
+                    losses[leaf, relation] = {leaf: accountant.dominating_losses(leaf, relation)}
                 spacings[leaf, relation, steps] = accountant._choose_grid_spacing(
                     losses[leaf, relation], {leaf: steps}, accuracy
                 )
