@@ -335,10 +335,13 @@ class _ProfileGuarantee(_Guarantee):
     def _upper_refined(self, delta: float, upper: float, budget: float) -> float:
         """``upper`` made smaller by tilted compositions while its allowance costs > ``budget``.
 
-        The default tilt first; where its allowance still decides, one for δ's decade.
+        The default tilt first; where its allowance still decides, one for δ's decade
+        (unless that is within a decade of the default's, which then serves as well).
         """
         computed = max(_without_allowance(p).epsilon(delta) for p in self.upper)
-        for tail in (None, 10.0 ** math.floor(math.log10(delta))):
+        decade = 10.0 ** math.floor(math.log10(delta))
+        near = abs(math.log10(decade / pld_compose.DEFAULT_TILT_TAIL)) <= 1.0
+        for tail in (None,) if near else (None, decade):
             if not (math.isinf(upper) or upper - computed > budget):
                 break
             tilted = self._tilted_upper(tail)

@@ -403,6 +403,8 @@ def _compose_row(items, row_of, length: int, low: int, keep: int) -> np.ndarray:
 TILT_FROM_COMPOSITIONS = 10_000
 #: The tail level at which the tilted computation is centred.
 _TILT_TAIL = 1e-10
+#: The tail level at which the tilted computation is centred by default (public name).
+DEFAULT_TILT_TAIL = _TILT_TAIL
 #: Tilted mass a tilted row may wrap onto the entries it is read at, as a share of
 #: its rounding allowance (see :func:`_tilted_composition`).
 _TILTED_WRAP_SHARE = 1e-3
