@@ -1,0 +1,141 @@
+"""The engine where large datasets put DP-SGD: small sampling rates, long runs, small ε.
+
+References are independent of the code under test: dp_accounting's connect-the-dots
+PLD at a grid of 1e-5 (an upper bound: ours must be at least as tight), and the
+definition of the binned (dominated) pair for the optimistic side.
+"""
+
+import math
+import re
+import warnings
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gaussdp as g
+from gaussdp import accountant as A
+from gaussdp.pld import GaussianLoss, discretise
+from gaussdp.pld.grid import OPTIMISTIC
+from gaussdp.pld.query import from_zero, profile_of
+
+# (noise multiplier, sampling probability, steps, δ): ε from 0.05 to 0.07
+RUNS = [
+    (1.0, 1e-5, 10**6, 1e-6),
+    (2.0, 1e-4, 10**5, 1e-7),
+]
+
+
+def _dp_accounting_upper(sigma, q, steps, delta):
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    composed = pld.from_gaussian_mechanism(
+        sigma, sampling_prob=q, value_discretization_interval=1e-5
+    ).self_compose(steps)
+    return composed.get_epsilon_for_delta(delta)
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_small_sampling_rates_meet_the_accuracy_and_are_at_least_as_tight(run):
+    sigma, q, steps, delta = run
+    accounting = g.account(g.DPSGD(sigma, q, steps))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", g.AccuracyWarning)
+        lower, upper = accounting.epsilon_bounds(delta)
+    # below ε = 1 the accuracy is absolute: upper − lower ≤ 5e-5
+    assert 0.0 < lower <= upper
+    assert upper - lower <= A.DEFAULT_ACCURACY * max(upper, 1.0)
+    reference = _dp_accounting_upper(sigma, q, steps, delta)
+    assert lower <= reference
+    assert upper <= reference * (1 + 1e-7)
+
+
+def test_a_relative_accuracy_at_every_epsilon_on_request():
+    sigma, q, steps, _ = RUNS[1]
+    delta = 1e-6  # (at 1e-7 the lower bound's rounding allowance decides: a warning says so)
+    default = g.account(g.DPSGD(sigma, q, steps))
+    relative = g.account(g.DPSGD(sigma, q, steps), epsilon_scale=0.0)
+    assert relative.grid_spacing < default.grid_spacing
+    lower, upper = relative.epsilon_bounds(delta)
+    assert upper - lower <= A.DEFAULT_ACCURACY * upper
+    wide = default.epsilon_bounds(delta)
+    assert wide[0] <= upper and lower <= wide[1]  # both certified: the intervals meet
+
+
+def _composed_points(sigma, q, steps, delta, accuracy):
+    """Grid points composed for both bounds, read from the progress messages."""
+    messages = []
+    accounting = g.account(g.DPSGD(sigma, q, steps), accuracy=accuracy, progress=messages.append)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", g.AccuracyWarning)
+        lower, upper = accounting.epsilon_bounds(delta)
+    points = sum(
+        int(found.group(1).replace(",", ""))
+        for found in (re.search(r"\(([\d,]+) points\)", text) for text in messages)
+        if found
+    )
+    return points, lower, upper, caught
+
+
+def test_the_cost_follows_the_accuracy_asked():
+    """A coarser accuracy never composes more; each delivers its gap or says why not."""
+    sigma, q, steps, delta = RUNS[0]
+    previous = math.inf
+    for accuracy in (1e-5, 5e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2):
+        points, lower, upper, caught = _composed_points(sigma, q, steps, delta, accuracy)
+        assert points <= previous, accuracy
+        previous = points
+        within = upper - lower <= accuracy * max(upper, 1.0)
+        assert within or any("not reached" in str(w.message) for w in caught)
+
+
+def test_grid_refinement_takes_at_most_two_steps(monkeypatch):
+    """An optimistic law is corrected from the measured gap, without a cascade."""
+    monkeypatch.setattr(A, "_ACCURACY_SHARE", 12.0)
+    accounting = g.account(g.DPSGD(1.1, 0.01, 5000))
+    accounting.epsilon_bounds(1e-6)
+    refined = accounting._guarantee._refined
+    grids = [key for key in refined if key[0] == "grid"]
+    assert 1 <= len(grids) <= A._GRID_REFINEMENTS
+    for key in grids:
+        assert refined[key].refine_grid is None  # the finer accounting refines no further
+
+
+def test_optimistic_atoms_are_kept_by_their_true_loss():
+    """Binned labels may drift far from the merged atoms' true losses after T steps.
+
+    The dominated pair's δ(ε) = Σ_k (P_k − e^ε Q_k)_+ is read at the atoms' true
+    losses log(P_k/Q_k); relabelling atoms (here every label 0.1 nats too low, as
+    binning a spike narrower than h does to T-fold compositions) must not change
+    what δ(ε ≥ 0) reads, and from_zero must not drop atoms whose true loss is ≥ 0.
+    """
+    pld = discretise(GaussianLoss(1.0), 1e-3, OPTIMISTIC, 1e-30)
+    shift = 100  # labels 0.1 nats below the true losses
+    drifted = replace(
+        pld,
+        offset=pld.offset - shift,
+        tilted_q_masses=pld.tilted_q_masses * math.exp(-shift * pld.spacing),
+    )
+    epsilons = np.array([0.0, 0.02, 0.05, 0.09, 0.3, 1.0])
+    truth = profile_of(pld).delta(epsilons)
+    assert np.allclose(profile_of(drifted).delta(epsilons), truth, rtol=1e-9, atol=1e-15)
+    assert np.allclose(profile_of(from_zero(drifted)).delta(epsilons), truth, rtol=1e-9)
+
+
+@settings(max_examples=3, deadline=None)
+@given(
+    st.floats(min_value=0.7, max_value=3.0),
+    st.floats(min_value=1e-5, max_value=1e-3),
+    st.integers(min_value=1_000, max_value=50_000),
+)
+def test_monotone_at_small_sampling_rates(sigma, q, steps):
+    delta = 1e-6
+    base = g.account(g.DPSGD(sigma, q, steps)).epsilon_bounds(delta)
+    noisier = g.account(g.DPSGD(sigma * 1.3, q, steps)).epsilon_bounds(delta)
+    sparser = g.account(g.DPSGD(sigma, q / 1.5, steps)).epsilon_bounds(delta)
+    shorter = g.account(g.DPSGD(sigma, q, steps // 2)).epsilon_bounds(delta)
+    for less_private_lower_bound in (noisier[0], sparser[0], shorter[0]):
+        assert less_private_lower_bound <= base[1]
+    assert base[0] <= base[1]
