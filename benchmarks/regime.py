@@ -106,6 +106,7 @@ CELLS = {
     "bounds": "gaussdp epsilon_bounds (default)",
     "report": "gaussdp gdp() report",
     "pld_optimistic": "dp_accounting optimistic PLD, grid 1e-5 (lower bound, once)",
+    "fine_reference": "gaussdp epsilon_bounds at --fine-reference accuracy (once)",
 }
 ROUND_CELLS = ["pld_fine", "pld_default", "bounds", "report"]
 
@@ -372,6 +373,7 @@ WORK = {
     "bounds": _bounds,
     "report": _report,
     "sweep": _bounds,
+    "fine_reference": _bounds,
 }
 IMPORTS = {
     "pld_fine": ["dp_accounting", "dp_accounting.pld"],
@@ -380,6 +382,7 @@ IMPORTS = {
     "bounds": ["gaussdp"],
     "report": ["gaussdp"],
     "sweep": ["gaussdp"],
+    "fine_reference": ["gaussdp"],
 }
 
 
@@ -500,6 +503,8 @@ def measure_run(run: Run, args) -> dict:
     schedule = []
     if not args.no_reference and "pld_optimistic" in wanted:
         schedule.append((0, "pld_optimistic"))
+    if args.fine_reference and "fine_reference" in wanted:
+        schedule.append((0, "fine_reference"))
     schedule += _interleaved([c for c in ROUND_CELLS if c in wanted], args.rounds)
     for index, cell in schedule:
         if cell in skip:
@@ -509,7 +514,8 @@ def measure_run(run: Run, args) -> dict:
             continue  # failed once (memory, time-out): not paid for again
         sys.stderr.write(f"  run {run.index:>2} round {index + 1} {CELLS[cell]:<48} ")
         sys.stderr.flush()
-        record = measure(cell, run, args)
+        accuracy = args.fine_reference if cell == "fine_reference" else None
+        record = measure(cell, run, args, accuracy=accuracy)
         raw[cell].append(record)
         sys.stderr.write(_progress(record) + "\n")
     cells = {cell: combine(records) for cell, records in raw.items() if records}
@@ -591,6 +597,17 @@ def _short_failure(record: dict) -> str:
     return "failed"
 
 
+def _reference(record: dict | None, settings: dict) -> str:
+    if record is None:
+        return "—"
+    if not _ok(record):
+        return _short_failure(record)
+    accuracy = settings.get("fine_reference")
+    return f"[{_value(record, 'lower'):.8g}, {_value(record):.8g}]" + (
+        "" if accuracy is None else f" ({accuracy:g})"
+    )
+
+
 def _gap(lower: float | None, upper: float | None) -> float | None:
     if lower is None or upper is None or upper <= 0:
         return None
@@ -598,8 +615,18 @@ def _gap(lower: float | None, upper: float | None) -> float | None:
 
 
 def _checks(cells: dict) -> list[str]:
-    """Certified-bound violations against dp_accounting (pessimistic and optimistic)."""
+    """Certified-bound violations: against dp_accounting and the fine reference's bracket."""
     problems = []
+    reference = cells.get("fine_reference")
+    if _ok(reference):
+        low, high = _value(reference, "lower"), _value(reference)
+        for cell in ("bounds", "report"):
+            lower, upper = _value(cells.get(cell), "lower"), _value(cells.get(cell))
+            if lower is not None and upper is not None and (upper < low or lower > high):
+                problems.append(
+                    f"{cell}: [{lower:.8g}, {upper:.8g}] misses the fine reference's certified "
+                    f"bracket [{low:.8g}, {high:.8g}]"
+                )
     fine, default = _value(cells.get("pld_fine")), _value(cells.get("pld_default"))
     optimistic = _value(cells.get("pld_optimistic"))
     for cell in ("bounds", "report"):
@@ -748,11 +775,13 @@ def write_markdown(payload: dict, path: Path) -> None:
         "dp_accounting's ε at grid 1e-5 and at its default (pessimistic); gaussdp's certified "
         "[lower, upper] and relative gap (upper − lower)/upper from `epsilon_bounds`; the "
         "report's bounds at δ and its μ (at its δ_tail); dp_accounting's optimistic ε (a lower "
-        "bound).",
+        "bound; at a grid of 1e-5 its downward rounding adds up over T steps, so it is 0 on "
+        "long runs); with `--fine-reference a`, gaussdp's own certified bracket at accuracy a "
+        "(a self-consistency check, not an independent one).",
         "",
         "| run | dp_acc 1e-5 | dp_acc default | gaussdp [lower, upper] | gap | report [lower, "
-        "upper] | report μ (δ_tail) | dp_acc optimistic 1e-5 |",
-        "|---|---|---|---|---|---|---|---|",
+        "upper] | report μ (δ_tail) | dp_acc optimistic 1e-5 | gaussdp fine reference |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     notes = []
     for run in measured:
@@ -789,6 +818,7 @@ def write_markdown(payload: dict, path: Path) -> None:
                     _num(_value(cells.get("pld_optimistic")), ".7g")
                     if _ok(cells.get("pld_optimistic"))
                     else _cell_time(cells.get("pld_optimistic")),
+                    _reference(cells.get("fine_reference"), settings),
                 ]
             )
             + " |"
@@ -879,7 +909,9 @@ def write_markdown(payload: dict, path: Path) -> None:
         f"{TARGETS['memory']:g};",
         "- certified: no gaussdp lower bound (bounds or report) above dp_accounting's "
         "pessimistic ε (1e-5 or default), no upper bound below dp_accounting's optimistic ε "
-        "at 1e-5; a ✗ here is a certified-bound violation (of one of the two accountants).",
+        "at 1e-5, and (with `--fine-reference`) no default interval disjoint from the fine "
+        "reference's bracket; a ✗ here is a certified-bound violation (of one of the "
+        "accountants).",
         "",
         "Where ε is near or below dp_accounting's grid (1e-5), its optimistic ε is 0 and its "
         "pessimistic ε is mostly grid, so the certified check against it is weak there; and "
@@ -896,7 +928,7 @@ def write_markdown(payload: dict, path: Path) -> None:
         problems = _checks(row["cells"])
         checked = any(
             _value(row["cells"].get(c)) is not None
-            for c in ("pld_fine", "pld_default", "pld_optimistic")
+            for c in ("pld_fine", "pld_default", "pld_optimistic", "fine_reference")
         )
         certified = "—" if not checked else ("✗ " + "; ".join(problems) if problems else "✓")
         violations += [f"- run {run['index']}: {p}" for p in problems]
@@ -1008,6 +1040,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-reference", action="store_true", help="skip the optimistic PLD")
     parser.add_argument(
+        "--fine-reference",
+        type=float,
+        default=None,
+        metavar="ACCURACY",
+        help="also gaussdp's bounds at this accuracy, once per run (a self-consistency check)",
+    )
+    parser.add_argument(
         "--cells",
         default=None,
         help="measure only these cells, comma-separated: " + ", ".join(CELLS),
@@ -1076,6 +1115,7 @@ def main(argv: list[str] | None = None) -> int:
                 "max_seconds": args.max_seconds,
                 "max_gb": args.max_gb,
                 "label": args.label,
+                "fine_reference": args.fine_reference,
             },
             "design": [dict(asdict(run), cost=costs[run.index]) for run in runs],
             "machine": _machine(),
