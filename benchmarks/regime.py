@@ -44,8 +44,10 @@ the work is timed once with ``time.perf_counter`` (wall) and ``time.process_time
 on first use is in its time. The parent also records the whole process (wall,
 CPU of the child from ``os.wait4``) and the child's peak resident memory
 (``ru_maxrss``, imports included). Each child runs under an address-space limit
-(``--memory-gb``, default 6) and a time-out (``--timeout``, default 900 s); a
-cell that fails or times out is recorded as such and not retried in later rounds.
+(``--memory-gb``, default 6; 0 for none: gaussdp sizes its grids to the memory
+available, this limit included, so the limit can change its answer and time)
+and a time-out (``--timeout``, default 900 s); a cell that fails or times out is
+recorded as such and not retried in later rounds.
 Times are medians over the rounds.
 
 The accuracy sweep (``--accuracy-sweep`` or ``--sweep-only``) times
@@ -390,13 +392,14 @@ def _worker(cell: str, numbers: list[str], memory_gb: float) -> dict:
     """One cell in this (fresh) process: limit memory, import, then time the work once."""
     import importlib
 
-    try:
-        import resource
+    if memory_gb > 0:
+        try:
+            import resource
 
-        limit = int(memory_gb * 2**30)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    except ImportError:  # not POSIX: no limit
-        pass
+            limit = int(memory_gb * 2**30)
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        except ImportError:  # not POSIX: no limit
+            pass
     start = time.perf_counter()
     for module in IMPORTS[cell]:
         importlib.import_module(module)
@@ -741,8 +744,13 @@ def write_markdown(payload: dict, path: Path) -> None:
         "`import dp_accounting, dp_accounting.pld`, timed separately), once per process, "
         "wall (`time.perf_counter`); medians over the rounds. Nothing is subtracted. Peak "
         "memory is the child's `ru_maxrss` (imports included), from `os.wait4`. Each child runs "
-        f"under a {settings['memory_gb']:g} GB address-space limit and a "
-        f"{settings['timeout']:g} s time-out.",
+        + (
+            f"under a {settings['memory_gb']:g} GB address-space limit (gaussdp sizes its grids "
+            "to the memory available, this limit included) and "
+            if settings["memory_gb"] > 0
+            else "with no address-space limit and "
+        )
+        + f"a {settings['timeout']:g} s time-out.",
         "",
         "## Design",
         "",
@@ -1055,7 +1063,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-seconds", type=float, default=30.0, help="dp_acc 1e-5 budget")
     parser.add_argument("--max-gb", type=float, default=4.0, help="dp_acc 1e-5 memory budget")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per child")
-    parser.add_argument("--memory-gb", type=float, default=6.0, help="address-space limit")
+    parser.add_argument(
+        "--memory-gb",
+        type=float,
+        default=6.0,
+        help="address-space limit of each child (0: none); gaussdp sizes its grids to fit it",
+    )
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="Markdown page")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="JSON results")
     parser.add_argument("--update", action="store_true", help="keep other runs of --json")
