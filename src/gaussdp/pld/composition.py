@@ -277,8 +277,10 @@ def _chernoff_cut(
         total = sum(count * _log_mgf(log_p, index, sign * lam) for log_p, index, count in terms)
         return (total - log_tail) / lam
 
+    # Any λ is valid and the cut is flat at its minimum: a tolerance of 0.25 in log λ
+    # costs windows ~0.3% longer than 0.05 did, with three evaluations (of ~14) fewer.
     value, log_lambda = _minimise(
-        cut, math.log(1e-3 / scale), math.log(1e3 / scale), tolerance=0.05
+        cut, math.log(1e-3 / scale), math.log(1e3 / scale), tolerance=0.25
     )
     return float(value), math.exp(float(log_lambda))
 

@@ -55,6 +55,10 @@ class PrivacyLoss(ABC):
         """An interval [low, high] outside of which P and Q each have mass ≤ ``tail``."""
         ...
 
+    def tails(self, x):
+        """((P(L > x), Q(L > x)), (P(L ≤ x), Q(L ≤ x))), each accurate in its own tail."""
+        return self.sf(x), self.cdf(x)
+
     def interval_masses(self, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """P- and Q-masses of the cells (−∞, e₀], (e₀, e₁], …, (e_{n−1}, ∞) (finite part).
 
@@ -63,8 +67,7 @@ class PrivacyLoss(ABC):
         tails keep their relative accuracy.
         """
         edges = np.asarray(edges, dtype=float)
-        sf_p, sf_q = self.sf(edges)
-        cdf_p, cdf_q = self.cdf(edges)
+        (sf_p, sf_q), (cdf_p, cdf_q) = self.tails(edges)
         return _cell_masses(sf_p, cdf_p), _cell_masses(sf_q, cdf_q)
 
 
@@ -108,6 +111,20 @@ class GaussianLoss(PrivacyLoss):
         zp, zq = self._standardised(x)
         return special.ndtr(zp), special.ndtr(zq)
 
+    def tails(self, x):
+        """((P(L > x), Q(L > x)), (P(L ≤ x), Q(L ≤ x))) with one normal tail per point.
+
+        Each side's smaller tail is Φ(−|z|), accurate in its tail; the larger is
+        1 − that (at least ½, so within a few units of roundoff, relatively).
+        """
+        zp, zq = self._standardised(x)
+        small_p, small_q = special.ndtr(-np.abs(zp)), special.ndtr(-np.abs(zq))
+        large_p, large_q = 1.0 - small_p, 1.0 - small_q
+        above_p, above_q = zp > 0, zq > 0
+        sf = np.where(above_p, small_p, large_p), np.where(above_q, small_q, large_q)
+        cdf = np.where(above_p, large_p, small_p), np.where(above_q, large_q, small_q)
+        return sf, cdf
+
     def support(self, tail):
         z = float(normal_quantile_of_complement(tail))
         half = 0.5 * self.mu**2
@@ -126,7 +143,7 @@ class LaplaceLoss(PrivacyLoss):
 
     ratio: float
 
-    def _tails(self, x):
+    def tails(self, x):
         r = self.ratio
         x = np.clip(np.asarray(x, dtype=float), -np.inf, np.inf)
         # u = (ℓ + r)/2 ∈ [0, r] is the output position giving loss ℓ.
@@ -145,10 +162,10 @@ class LaplaceLoss(PrivacyLoss):
         return (p_above, q_above), (p_below, q_below)
 
     def sf(self, x):
-        return self._tails(x)[0]
+        return self.tails(x)[0]
 
     def cdf(self, x):
-        return self._tails(x)[1]
+        return self.tails(x)[1]
 
     def support(self, tail):
         return -self.ratio, self.ratio
@@ -250,8 +267,7 @@ class SubsampledLoss(PrivacyLoss):
         x = np.asarray(x, dtype=float)
         finite = np.isfinite(x)
         safe = np.where(finite, x, 0.0)
-        sf_p, sf_q = self.inner.sf(safe)
-        cdf_p, cdf_q = self.inner.cdf(safe)
+        (sf_p, sf_q), (cdf_p, cdf_q) = self.inner.tails(safe)
         low = np.isneginf(x)
         high = np.isposinf(x)
         sf_p = np.where(low, 1.0, np.where(high, 0.0, sf_p))
@@ -263,7 +279,7 @@ class SubsampledLoss(PrivacyLoss):
     def _mix(self, p, q):
         return (1.0 - self.probability) * q + self.probability * p
 
-    def _tails(self, x):
+    def tails(self, x):
         """((P(L > x), Q(L > x)), (P(L ≤ x), Q(L ≤ x))) from one evaluation of the inner tails."""
         gamma_inverse = self._inverse(x if self.direction == "remove" else -np.asarray(x))
         sf_p, sf_q, cdf_p, cdf_q = self._inner_tails(gamma_inverse)
@@ -273,16 +289,10 @@ class SubsampledLoss(PrivacyLoss):
         return (cdf_q, self._mix(cdf_p, cdf_q)), (sf_q, self._mix(sf_p, sf_q))
 
     def sf(self, x):
-        return self._tails(x)[0]
+        return self.tails(x)[0]
 
     def cdf(self, x):
-        return self._tails(x)[1]
-
-    def interval_masses(self, edges):
-        """As :meth:`PrivacyLoss.interval_masses`, with the inner tails evaluated once."""
-        edges = np.asarray(edges, dtype=float)
-        (sf_p, sf_q), (cdf_p, cdf_q) = self._tails(edges)
-        return _cell_masses(sf_p, cdf_p), _cell_masses(sf_q, cdf_q)
+        return self.tails(x)[1]
 
     @property
     def infinity_mass(self) -> float:  # type: ignore[override]
