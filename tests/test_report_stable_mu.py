@@ -107,7 +107,9 @@ def test_a_mu_for_a_delta_tail_memory_cannot_reach_names_the_smallest(monkeypatc
 
     accounting = account(DPSGD(9.4, CIFAR_Q, 2000))
     accounting.epsilon(1e-5)  # composed plainly: one row
-    length = max(p.p_masses.size for p in accounting.privacy_loss_distributions().values())
+    # the window of the tilted composition (on the grid of a tilted composition)
+    tilted = account(DPSGD(9.4, CIFAR_Q, 2000), delta_floor=1e-20)
+    length = max(p.p_masses.size for p in tilted.privacy_loss_distributions().values())
     # Room for one row of the window, not for two.
     room = int(1.5 * accountant._BYTES_PER_POINT * length / accountant._MEMORY_FRACTION)
     monkeypatch.setattr(accountant, "_available_memory", lambda: room)
