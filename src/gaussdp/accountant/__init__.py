@@ -19,8 +19,9 @@ Three paths, chosen automatically and named in :attr:`Accounting.method`:
   pessimistic form gives the upper bounds, the optimistic one the lower
   bounds; both are exact for the discrete pairs they describe.
 
-A package of one concept per module, each importing only those above it in
-this list (so that each can be read knowing only what it imports):
+The accountant is a package of one concept per module, each importing only
+those above it in this list (so that each can be read knowing only what it
+imports):
 
 * ``grids`` — the grid spacing an accuracy asks for (the error law), what
   the accuracy is relative to (:func:`gap_scale`), the discretisation's tails,
@@ -34,11 +35,13 @@ this list (so that each can be read knowing only what it imports):
 * ``entry`` — :func:`account`, which chooses the path (and
   :func:`dominating_losses`, which hands it down to Group and Parallel parts).
 
-Everything is used from here as before: ``gaussdp.accountant.account``,
-:class:`Accounting`, :data:`DEFAULT_ACCURACY`, :data:`MAXIMUM_GRID_SPACING`,
-:func:`gap_scale`, :func:`dominating_losses`. The sweeps reuse the numerical
-path piece by piece through the public names of ``grids``, ``guarantees``
-and ``numerical``.
+A package rather than sibling modules of :mod:`gaussdp`: the six are one
+layer with one public face, ``gaussdp.accountant``, which keeps the import
+path it had as a single module. Everything is used from here as before
+(:func:`account`, :class:`Accounting`, :data:`DEFAULT_ACCURACY`,
+:data:`MAXIMUM_GRID_SPACING`, :func:`gap_scale`, :func:`dominating_losses`);
+the sweeps reuse the numerical path piece by piece through the public names
+of ``grids``, ``guarantees`` and ``numerical``.
 """
 
 from __future__ import annotations
