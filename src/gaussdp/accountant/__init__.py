@@ -71,7 +71,8 @@ del _class
 
 #: The names this package had as one module, each with the module that now holds it
 #: and its name there. They read as before (``gaussdp.accountant._available_memory``),
-#: and setting one here (as a test's monkeypatch does) sets it where it is used.
+#: and setting one here (as a test's monkeypatch does) sets it in that module, from which
+#: the package's modules and gaussdp.sweeps.steps read it when they use it.
 _MOVED = {
     "_ACCURACY_SHARE": (grids, "_ACCURACY_SHARE"),
     "_BYTES_PER_POINT": (grids, "BYTES_PER_POINT"),

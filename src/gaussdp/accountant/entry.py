@@ -17,7 +17,8 @@ from collections.abc import Callable
 from gaussdp import gdp
 from gaussdp import mechanisms as m
 from gaussdp._validation import check_real
-from gaussdp.accountant.grids import DEFAULT_ACCURACY, choose_grid_spacing, lower_grid_spacing
+from gaussdp.accountant import grids
+from gaussdp.accountant.grids import DEFAULT_ACCURACY
 from gaussdp.accountant.guarantees import (
     _ExactAtomsGuarantee,
     _GaussianGuarantee,
@@ -189,11 +190,11 @@ def account(
         )
     leaves = _merge_gaussians(leaves)
     losses = {leaf: dominating_losses(leaf, neighbouring) for leaf in leaves}
-    spacing = grid_spacing or choose_grid_spacing(losses, leaves, accuracy, epsilon_scale)
+    spacing = grid_spacing or grids.choose_grid_spacing(losses, leaves, accuracy, epsilon_scale)
     lower_spacing = (
         grid_spacing
         if grid_spacing
-        else lower_grid_spacing(losses, leaves, spacing, accuracy, epsilon_scale)
+        else grids.lower_grid_spacing(losses, leaves, spacing, accuracy, epsilon_scale)
     )
     return _numerical(
         mechanism,

@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from gaussdp._validation import InvalidParameterError
 from gaussdp.accountant import grids
-from gaussdp.accountant.grids import _DISCRETISATION_TAIL, _check_memory, _composed_length_estimate
+from gaussdp.accountant.grids import _check_memory
 from gaussdp.accountant.guarantees import _FINEST_REFINEMENT, ProfileGuarantee, _Guarantee
 from gaussdp.accountant.result import Accounting
 from gaussdp.pld import composition as pld_compose
@@ -58,7 +58,7 @@ def _compose_all(
     memory = grids.available_memory()
     for leaf, pair in losses.items():
         for loss in pair:
-            low, high = loss.support(_DISCRETISATION_TAIL)
+            low, high = loss.support(grids._DISCRETISATION_TAIL)
             points = (high - low) / spacing
             if 64 * points > memory // 2:
                 raise InvalidParameterError(
@@ -92,7 +92,7 @@ def _compose_all(
         # dominates.
         tilted = kind == PESSIMISTIC and rows_for(estimate(spacing, index)) == 2
         for _ in range(2):
-            cut = _DISCRETISATION_TAIL if tilted else grids.PLAIN_DISCRETISATION_TAIL
+            cut = grids._DISCRETISATION_TAIL if tilted else grids.PLAIN_DISCRETISATION_TAIL
             items = [
                 (discretise(pair[index], spacing, kind, cut), counts[leaf])
                 for leaf, pair in losses.items()
@@ -177,7 +177,7 @@ def _numerical(
 
     def estimate(grid: float, index: int) -> int:
         if (grid, index) not in estimates:
-            estimates[grid, index] = _composed_length_estimate(losses, leaves, grid, index)
+            estimates[grid, index] = grids._composed_length_estimate(losses, leaves, grid, index)
         return estimates[grid, index]
 
     for index in range(len(DIRECTIONS)):  # refuse what memory cannot hold before any work
@@ -290,7 +290,7 @@ def refiners(
     if estimate is None:
 
         def estimate(grid: float, index: int) -> int:
-            return _composed_length_estimate(losses, counts, grid, index)
+            return grids._composed_length_estimate(losses, counts, grid, index)
 
     def refine_upper(tilt_tail: float | None) -> tuple[Profile, ...] | None:
         plain = distributions(PESSIMISTIC).values()
@@ -329,7 +329,7 @@ def _lower_tail(
     if progress is not None:
         progress(f"lower bound's tail, {DIRECTIONS[index]} direction: composing tilted")
     items = [
-        (discretise(pair[index], spacing, OPTIMISTIC, _DISCRETISATION_TAIL), counts[leaf])
+        (discretise(pair[index], spacing, OPTIMISTIC, grids._DISCRETISATION_TAIL), counts[leaf])
         for leaf, pair in losses.items()
     ]
     longest = int(grids.MEMORY_FRACTION * grids.available_memory() / (grids.BYTES_PER_POINT * 2))

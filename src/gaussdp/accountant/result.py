@@ -17,8 +17,8 @@ import numpy as np
 
 from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError, check_real, restore_shape
-from gaussdp.accountant.grids import _DISCRETISATION_TAIL
-from gaussdp.accountant.guarantees import _ALLOWANCE_SHARE, _Guarantee
+from gaussdp.accountant import grids, guarantees
+from gaussdp.accountant.guarantees import _Guarantee
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, GridPLD
 from gaussdp.pld.query import Profile, profile_of
 
@@ -154,7 +154,7 @@ class Accounting:
             infinite = max(pld.infinity_mass for pld in composed)
             why = (
                 "mass at infinite loss: the mechanism's own, and the discretisation's outer "
-                f"tails, at most {_DISCRETISATION_TAIL:g} per mechanism"
+                f"tails, at most {grids._DISCRETISATION_TAIL:g} per mechanism"
                 if infinite >= delta
                 else "certified slack for truncation and rounding, even composed exponentially "
                 "tilted where memory allowed"
@@ -168,7 +168,7 @@ class Accounting:
             return
         lower_cost, upper_cost = self._guarantee.allowance_costs(delta)
         spread = upper[worst] - lower[worst]
-        if max(lower_cost, upper_cost) > _ALLOWANCE_SHARE * spread:
+        if max(lower_cost, upper_cost) > guarantees._ALLOWANCE_SHARE * spread:
             side = "lower" if lower_cost >= upper_cost else "upper"
             cost = max(lower_cost, upper_cost)
             why = (
