@@ -45,7 +45,8 @@ def _compose_all(
     """Discretise every mechanism and compose them all in the Fourier domain, per direction.
 
     ``estimate(spacing, index)`` is the composed length of direction
-    ``index`` planned on a coarse grid (:func:`_composed_length_estimate`).
+    ``index`` planned on a coarse grid
+    (:func:`~gaussdp.accountant.grids._composed_length_estimate`).
     The pessimistic compositions keep their floor at most ``delta_floor``
     (computing them exponentially tilted where the plain rounding allowance
     is larger, :func:`gaussdp.pld.composition.needs_tilt`). Where memory
