@@ -148,6 +148,31 @@ _FINEST_REFINEMENT = 1e-10
 _GRID_REFINEMENTS = 2
 
 
+def _tail_bins(epsilon: np.ndarray) -> np.ndarray:
+    """The lower tails' bin of each loss: one tail serves a bin (0: none, at loss ≤ 0).
+
+    From loss 1 up, bins of :data:`_TAIL_BIN` nats (numbered k ≥ 4 for
+    [k, k + 1)·_TAIL_BIN); below, dyadic bins [2^k, 2^(k+1)) (numbered k < 0),
+    so that a small ε (0.07 on a long run at q = 1e-4) gets a tail tilted near
+    it rather than none.
+    """
+    epsilon = np.asarray(epsilon, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        linear = np.floor(epsilon / _TAIL_BIN)
+        dyadic = np.floor(np.log2(np.where(epsilon > 0.0, epsilon, 1.0)))
+    bins = np.where(epsilon >= 1.0, linear, np.where(epsilon > 0.0, dyadic, 0.0))
+    return bins.astype(np.int64)
+
+
+def _tail_range(bin_number: int) -> tuple[float, float]:
+    """(the loss a bin's tail is tilted at, the top of the bin) (:func:`_tail_bins`)."""
+    if bin_number > 0:
+        return bin_number * _TAIL_BIN, (bin_number + 1) * _TAIL_BIN
+    if bin_number < 0:
+        return 2.0**bin_number, 2.0 ** (bin_number + 1)
+    return 0.0, 0.0
+
+
 def _without_allowance(profile: Profile) -> Profile:
     """The profile as computed, without its certified allowance (to see what that costs)."""
     return replace(profile, shift=0.0, shift_below=0.0, shift_at_cut=0.0)
@@ -274,14 +299,14 @@ class ProfileGuarantee(_Guarantee):
     def _tail(self, bin_number: int, index: int):
         """Direction ``index``'s lower tail tilted for a bin of losses (None: no use there).
 
-        Bin k holds the losses [k, k + 1)·:data:`_TAIL_BIN`; computed once per bin
-        and direction.
+        Bins (:func:`_tail_bins`): [k, k + 1)·:data:`_TAIL_BIN` from loss 1 up,
+        [2^k, 2^(k+1)) below; computed once per bin and direction.
         """
         key = ("tail", bin_number, index)
         if key not in self._refined:
-            target = bin_number * _TAIL_BIN
+            target, top = _tail_range(bin_number)
             # The smallest δ in the bin (an upper bound on it) sets how little may leak in.
-            delta = float(self.upper[index].delta(np.array([target + _TAIL_BIN]))[0])
+            delta = float(self.upper[index].delta(np.array([top]))[0])
             tail = None
             if target > 0.0 and delta > 0.0:
                 tolerance = _TAIL_TOLERANCE * self.accuracy
@@ -313,7 +338,7 @@ class ProfileGuarantee(_Guarantee):
                 for index in self._directions_that_can_matter(uppers):
                     if uppers[index] <= lower:
                         continue
-                    tail = self._tail(math.floor(upper / _TAIL_BIN), index)
+                    tail = self._tail(int(_tail_bins(np.array([upper]))[0]), index)
                     if tail is not None:
                         lower = max(lower, tail.epsilon(delta))
         if self.refine_grid is not None and math.isfinite(upper) and lower > 0.0:
@@ -408,7 +433,7 @@ class ProfileGuarantee(_Guarantee):
             )
             wanted &= epsilon < top
             uppers = [p.delta(epsilon) for p in self.upper]
-            bins = np.floor(np.where(wanted, epsilon, 0.0) / _TAIL_BIN).astype(np.int64)
+            bins = _tail_bins(np.where(wanted, epsilon, 0.0))
             for index in self._directions_that_can_matter(uppers):
                 # where this direction's own upper bound is below the lower bound so far,
                 # its tail cannot raise it

@@ -173,8 +173,8 @@ class Accounting:
             cost = max(lower_cost, upper_cost)
             why = (
                 f"the {side} bound gives up {cost:.2g} of epsilon to certified rounding "
-                "allowances, which a finer grid does not reduce (memory did not allow the "
-                "tilted composition that makes them relative)"
+                "allowances, which a finer grid does not reduce (what remains after the "
+                "tilted compositions that make them relative, where memory allowed them)"
             )
         else:
             why = (
