@@ -317,10 +317,10 @@ def test_bad_account_arguments():
 
 
 def test_requests_beyond_the_machines_memory_are_refused(monkeypatch):
-    from gaussdp import accountant
+    from gaussdp.accountant import grids
 
     # The same answer on every machine: pretend it has 16 GB available.
-    monkeypatch.setattr(accountant, "_available_memory", lambda: 16 * 10**9)
+    monkeypatch.setattr(grids, "available_memory", lambda: 16 * 10**9)
     with pytest.raises(InvalidParameterError, match=r"needs .* points"):
         g.account(g.DPSGD(1.0, 0.01, 10**6), grid_spacing=1e-9)
     with pytest.raises(InvalidParameterError, match=r"needs .* points"):

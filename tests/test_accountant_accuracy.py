@@ -1,6 +1,6 @@
 """The ``accuracy`` argument: the certified ε bounds end up within it, or a warning says so.
 
-The grids come from an error law (:func:`gaussdp.accountant._relative_error_coefficient`);
+The grids come from an error law (:func:`gaussdp.accountant.grids._relative_error_coefficient`);
 these tests hold it to what it promises, against the bounds themselves and against a
 fine reference computed independently of the law (a given grid spacing).
 """
@@ -13,6 +13,8 @@ import pytest
 import gaussdp as g
 from gaussdp import accountant as A
 from gaussdp import mechanisms as m
+from gaussdp.accountant import entry, grids, numerical
+from gaussdp.pld.leaves import leaves as leaves_of
 
 RUNS = [
     (9.4, 16384 / 50000, 2000),  # CIFAR-10 (De et al. 2022): lower grid 8x coarser
@@ -34,9 +36,9 @@ def test_the_bounds_are_within_the_accuracy_asked_for(run, accuracy):
 
 def _law(run):
     resolved, relation = m.resolve(g.DPSGD(*run), None)
-    leaves = A._merge_gaussians(A._flatten(resolved, relation))
+    leaves = entry._merge_gaussians(leaves_of(resolved, relation))
     losses = {leaf: A.dominating_losses(leaf, relation) for leaf in leaves}
-    return A._relative_error_coefficient(losses, leaves)
+    return grids._relative_error_coefficient(losses, leaves)
 
 
 @pytest.mark.parametrize("run", RUNS[:3])
@@ -74,7 +76,7 @@ def test_the_accuracy_is_delivered_where_rounding_allowances_would_decide():
 
 def test_a_gap_the_rounding_allowance_sets_is_reported_in_one_line(monkeypatch):
     """Where memory does not allow the tilted compositions, one line says what decides."""
-    monkeypatch.setattr(A, "compose_lower_tail", lambda *args, **kwargs: None)
+    monkeypatch.setattr(numerical, "compose_lower_tail", lambda *args, **kwargs: None)
     accounting = g.account(g.DPSGD(1.0, 0.01, 2000))
     guarantee = accounting._guarantee
     object.__setattr__(guarantee, "refine_upper", lambda tail: None)  # as if memory allowed none
@@ -111,7 +113,7 @@ def test_the_accuracy_is_delivered_where_the_error_law_is_optimistic(monkeypatch
     """
     run = g.DPSGD(1.1, 0.01, 5000)
     honest = g.account(run).epsilon_bounds(1e-6)
-    monkeypatch.setattr(A, "_ACCURACY_SHARE", 12.0)
+    monkeypatch.setattr(grids, "_ACCURACY_SHARE", 12.0)
     accounting = g.account(run)
     plain_lower, plain_upper = accounting._guarantee.epsilon_lower(1e-6), accounting.epsilon(1e-6)
     assert (plain_upper - plain_lower) / plain_upper > 2 * A.DEFAULT_ACCURACY

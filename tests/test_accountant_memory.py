@@ -16,8 +16,11 @@ import gaussdp as g
 from gaussdp import InvalidParameterError
 from gaussdp import accountant as A
 from gaussdp import mechanisms as m
+from gaussdp.accountant import entry, grids
 from gaussdp.cli import main
 from gaussdp.cli._progress import Progress
+from gaussdp.pld import composition as pld_compose
+from gaussdp.pld.leaves import leaves as leaves_of
 
 LONG_RUN = g.DPSGD(0.8, 0.01, 10**6)
 LONG_ARGS = [
@@ -38,8 +41,8 @@ def _never_compose(*args, **kwargs):
 
 
 def _small_machine(monkeypatch, gigabytes=1.0):
-    monkeypatch.setattr(A, "_available_memory", lambda: int(gigabytes * 1e9))
-    monkeypatch.setattr(A.pld_compose, "compose_many", _never_compose)
+    monkeypatch.setattr(grids, "available_memory", lambda: int(gigabytes * 1e9))
+    monkeypatch.setattr(pld_compose, "compose_many", _never_compose)
 
 
 def test_an_accuracy_needing_too_much_memory_is_refused_up_front(monkeypatch):
@@ -79,7 +82,7 @@ def test_an_allocation_failure_while_composing_says_what_to_do(monkeypatch):
     def out_of_memory(*args, **kwargs):
         raise MemoryError("std::bad_alloc")
 
-    monkeypatch.setattr(A.pld_compose, "compose_many", out_of_memory)
+    monkeypatch.setattr(pld_compose, "compose_many", out_of_memory)
     with pytest.raises(MemoryError, match="coarser accuracy"):
         g.account(g.DPSGD(1.0, 0.01, 1000)).epsilon(1e-5)
 
@@ -103,14 +106,14 @@ def test_the_memory_estimate_bounds_the_measured_peak():
     """The per-point constant must not be below what the composition really allocates."""
     mechanism = g.DPSGD(0.8, 0.01, 10**5)  # ~1.5 million points, about a second
     resolved, relation = m.resolve(mechanism, None)
-    leaves = A._merge_gaussians(A._flatten(resolved, relation))
+    leaves = entry._merge_gaussians(leaves_of(resolved, relation))
     losses = {leaf: A.dominating_losses(leaf, relation) for leaf in leaves}
-    spacing = A._choose_grid_spacing(losses, leaves, A.DEFAULT_ACCURACY)
+    spacing = grids.choose_grid_spacing(losses, leaves, A.DEFAULT_ACCURACY)
     points = max(
-        A._composed_length_estimate(losses, leaves, spacing, index)
+        grids._composed_length_estimate(losses, leaves, spacing, index)
         for index in range(len(A.DIRECTIONS))
     )
-    bytes_per_point = A._BYTES_PER_POINT
+    bytes_per_point = grids.BYTES_PER_POINT
     tracemalloc.start()
     try:
         g.account(mechanism)
@@ -190,7 +193,7 @@ def test_a_bare_out_of_memory_error_in_the_cli_is_one_line_with_a_hint(monkeypat
     def out_of_memory(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(A.pld_compose, "compose_many", out_of_memory)
+    monkeypatch.setattr(pld_compose, "compose_many", out_of_memory)
     with pytest.raises(SystemExit) as exit_info:
         main(
             [
@@ -209,3 +212,17 @@ def test_a_bare_out_of_memory_error_in_the_cli_is_one_line_with_a_hint(monkeypat
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("gaussdp: error: out of memory: ")
     assert "coarser accuracy" in err
+
+
+def test_the_names_of_the_single_module_still_read_and_set_where_they_are_used(monkeypatch):
+    """gaussdp.accountant was one module: its old names read as before, and setting one on
+    the package (as a monkeypatch does) sets it in the module that uses it."""
+    assert A._BYTES_PER_POINT == grids.BYTES_PER_POINT
+    assert A._choose_grid_spacing is grids.choose_grid_spacing
+    monkeypatch.setattr(A, "_available_memory", lambda: 10**6)  # 1 MB
+    assert grids.available_memory() == 10**6
+    monkeypatch.setattr(pld_compose, "compose_many", _never_compose)
+    with pytest.raises(InvalidParameterError, match=r"more than 80% of the 0\.0 GB available"):
+        g.account(g.DPSGD(1.0, 0.01, 1000))
+    monkeypatch.undo()
+    assert grids.available_memory() > 10**6

@@ -242,8 +242,9 @@ def test_docstring_roles_become_cross_references_or_fail_by_name(caplog):
     owner = package["rdp"]
     linked = roles.rewrite(owner, "See :func:`account_rdp` and :class:`~gaussdp.Accounting`.")
     assert 'identifier="gaussdp.rdp.account_rdp"' in linked
-    assert 'identifier="gaussdp.accountant.Accounting"><code>Accounting</code>' in linked.replace(
-        " optional", ""
+    assert (
+        'identifier="gaussdp.accountant.result.Accounting"><code>Accounting</code>'
+        in linked.replace(" optional", "")
     )
     with caplog.at_level("WARNING"):
         roles.rewrite(owner, "See :func:`account_rdpp`.")

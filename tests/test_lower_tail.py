@@ -41,7 +41,7 @@ def test_the_tail_bounds_epsilon_from_below_and_tightly(per_step_mu, steps, delt
     lower = tail.epsilon(delta)
     assert lower <= exact
     # binning's error is about half the connect-the-dots law T·h²(1 + (ε − m)/V)/(12ε)
-    # (gaussdp.accountant._relative_error_coefficient); the law itself is the tolerance
+    # (gaussdp.accountant.grids._relative_error_coefficient); the law itself is the tolerance
     assert lower >= exact * (1.0 - _law(steps, mu, exact))
 
 

@@ -103,7 +103,7 @@ def test_a_delta_tail_below_the_default_floor_is_reached_not_refused():
 
 
 def test_a_mu_for_a_delta_tail_memory_cannot_reach_names_the_smallest(monkeypatch):
-    from gaussdp import accountant
+    from gaussdp.accountant import grids
 
     accounting = account(DPSGD(9.4, CIFAR_Q, 2000))
     accounting.epsilon(1e-5)  # composed plainly: one row
@@ -111,8 +111,8 @@ def test_a_mu_for_a_delta_tail_memory_cannot_reach_names_the_smallest(monkeypatc
     tilted = account(DPSGD(9.4, CIFAR_Q, 2000), delta_floor=1e-20)
     length = max(p.p_masses.size for p in tilted.privacy_loss_distributions().values())
     # Room for one row of the window, not for two.
-    room = int(1.5 * accountant._BYTES_PER_POINT * length / accountant._MEMORY_FRACTION)
-    monkeypatch.setattr(accountant, "_available_memory", lambda: room)
+    room = int(1.5 * grids.BYTES_PER_POINT * length / grids.MEMORY_FRACTION)
+    monkeypatch.setattr(grids, "available_memory", lambda: room)
     with pytest.raises(InvalidParameterError, match=r"smallest reachable delta_floor is \S+"):
         accounting.gdp()
 

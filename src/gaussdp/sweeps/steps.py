@@ -30,9 +30,12 @@ import numpy as np
 
 from gaussdp import accountant
 from gaussdp import mechanisms as m
+from gaussdp.accountant import grids, numerical
+from gaussdp.accountant.guarantees import ProfileGuarantee
 from gaussdp.pld.checkpoints import SelfCompositions
 from gaussdp.pld.composition import TILT_FROM_COMPOSITIONS, plan_self_composition
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, GridPLD, discretise
+from gaussdp.pld.leaves import leaves as leaves_of
 from gaussdp.pld.query import Profile, from_zero, profile_of
 
 __all__ = ["account_steps", "step_key"]
@@ -56,7 +59,7 @@ def step_key(pipeline: m.Pipeline) -> tuple[tuple[m.Mechanism, m.Neighbouring], 
     """
     mechanism, neighbouring = m.resolve(pipeline)
     try:
-        leaves = accountant._flatten(mechanism, neighbouring)
+        leaves = leaves_of(mechanism, neighbouring)
     except ValueError:
         return None
     if len(leaves) != 1:
@@ -127,23 +130,23 @@ def account_steps(
     counts = sorted(described)
     pair = accountant.dominating_losses(leaf, neighbouring)
     losses = {leaf: pair}
-    spacing = min(accountant._choose_grid_spacing(losses, {leaf: t}, accuracy) for t in counts)
+    spacing = min(grids.choose_grid_spacing(losses, {leaf: t}, accuracy) for t in counts)
     # The lower bounds' grid depends on T (as in account()); the T's sharing one share its
     # transforms.
     lower_spacings = {
-        t: accountant._lower_grid_spacing(losses, {leaf: t}, spacing, accuracy) for t in counts
+        t: grids.lower_grid_spacing(losses, {leaf: t}, spacing, accuracy) for t in counts
     }
-    grids = {(PESSIMISTIC, spacing): counts[-1]}
+    largest_on = {(PESSIMISTIC, spacing): counts[-1]}
     for t in counts:
-        grids[OPTIMISTIC, lower_spacings[t]] = t  # the largest T on that grid
+        largest_on[OPTIMISTIC, lower_spacings[t]] = t  # the largest T on that grid
     compositions = {}
-    memory = accountant._available_memory()
-    for (kind, grid), largest in grids.items():
+    memory = grids.available_memory()
+    for (kind, grid), largest in largest_on.items():
         for index, direction in enumerate(accountant.DIRECTIONS):
-            step = discretise(pair[index], grid, kind, accountant._PLAIN_DISCRETISATION_TAIL)
+            step = discretise(pair[index], grid, kind, grids.PLAIN_DISCRETISATION_TAIL)
             length = plan_self_composition(step, largest).length
-            needed = accountant._BYTES_PER_POINT * length * (2 if kind == OPTIMISTIC else 1)
-            if needed > accountant._MEMORY_FRACTION * memory:
+            needed = grids.BYTES_PER_POINT * length * (2 if kind == OPTIMISTIC else 1)
+            if needed > grids.MEMORY_FRACTION * memory:
                 raise MemoryError(
                     f"{largest} steps need a grid of {length:,} points, more than the memory "
                     "available allows"
@@ -212,15 +215,15 @@ def _accounting(
     else:
         # Refined as account() refines (the same tilted compositions, so the same numbers).
         counts = {leaf: steps for leaf in losses}
-        refiners = accountant._refiners(losses, counts, spacings, distributions, None)
-        guarantee = accountant._ProfileGuarantee(lambda: upper, lower_profiles, *refiners, accuracy)
+        refiners = numerical.refiners(losses, counts, spacings, distributions, None)
+        guarantee = ProfileGuarantee(lambda: upper, lower_profiles, *refiners, accuracy)
 
     def with_floor(delta_floor: float) -> accountant.Accounting:
         # A lower floor needs the tilted composition of account(), which nothing shares.
         fresh = accountant.account(mechanism, neighbouring=neighbouring, accuracy=accuracy)
         return fresh.with_delta_floor(delta_floor)
 
-    method = accountant._numerical_method(*spacings)
+    method = numerical.method_name(*spacings)
     return accountant.Accounting(
         mechanism,
         neighbouring,
@@ -235,7 +238,7 @@ def _accounting(
 
 
 @dataclass(frozen=True)
-class _SkippingGuarantee(accountant._ProfileGuarantee):
+class _SkippingGuarantee(ProfileGuarantee):
     """Lower bounds that compose a direction's optimistic distribution only if it can matter.
 
     The lower bound on ε (or δ) is the larger of the two directions' lower
@@ -290,7 +293,7 @@ def group_by_steps(
             if (leaf, relation, steps) not in spacings:
                 if (leaf, relation) not in losses:
                     losses[leaf, relation] = {leaf: accountant.dominating_losses(leaf, relation)}
-                spacings[leaf, relation, steps] = accountant._choose_grid_spacing(
+                spacings[leaf, relation, steps] = grids.choose_grid_spacing(
                     losses[leaf, relation], {leaf: steps}, accuracy
                 )
             spacing = spacings[leaf, relation, steps]

@@ -1,0 +1,461 @@
+"""Guarantees: the three paths of the accountant behind one small interface.
+
+A guarantee answers δ(ε) and ε(δ) as upper and lower bounds, and says
+through its own members what else it knows (a closed-form μ, exact atoms,
+profiles per direction, a curve, a floor): :class:`_PerfectPrivacy` and
+:class:`_GaussianGuarantee` (closed forms), :class:`ProfileGuarantee` (bounds
+read off discrete profiles, refined where rounding allowances or the grids
+keep them apart) and :class:`_ExactAtomsGuarantee` (an exact discrete
+profile). An :class:`~gaussdp.accountant.Accounting` asks its guarantee.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+import numpy as np
+
+from gaussdp import gdp
+from gaussdp._validation import InvalidParameterError
+from gaussdp.accountant.grids import gap_scale
+from gaussdp.accountant.pure_dp import _exact_atoms_curve
+from gaussdp.pld import composition as pld_compose
+from gaussdp.pld.lower_tail import LowerTail
+from gaussdp.pld.query import Profile
+
+# Bound on the relative error of the closed-form GDP profile (see gaussdp.gdp).
+_GDP_RELATIVE_ERROR = 1e-11
+
+
+class _Guarantee(ABC):
+    """δ(ε) and ε(δ) as upper and lower bounds (scalars).
+
+    Besides the bounds, each kind of guarantee says through its own members
+    what else it knows, so that the report, sweeps and interop ask it rather
+    than its class: :attr:`closed_form_mu` (μ when it is exactly μ-GDP; an
+    :class:`Accounting` made without a ``mu`` takes it from here), :attr:`exact_atoms`
+    (bounds read off an exact discrete profile),
+    :meth:`exact_curve` (its trade-off curve when known exactly),
+    :meth:`profiles` (the discrete profiles per neighbouring direction) and
+    :meth:`upper_floor`.
+    """
+
+    #: μ when the guarantee is exactly μ-GDP (a closed form), else None.
+    closed_form_mu: float | None = None
+    #: True when the bounds are read off an exact discrete profile (they differ only by
+    #: rounding), as for compositions of pure-DP mechanisms.
+    exact_atoms: bool = False
+
+    @abstractmethod
+    def delta_upper(self, epsilon: np.ndarray) -> np.ndarray: ...
+
+    @abstractmethod
+    def delta_lower(self, epsilon: np.ndarray) -> np.ndarray: ...
+
+    @abstractmethod
+    def epsilon_upper(self, delta: float) -> float: ...
+
+    @abstractmethod
+    def epsilon_lower(self, delta: float) -> float: ...
+
+    def epsilon_bounds(self, delta: float) -> tuple[float, float]:
+        """(lower, upper) bounds on ε(δ)."""
+        upper = self.epsilon_upper(delta)
+        return self.epsilon_lower(delta), upper
+
+    def allowance_costs(self, delta: float) -> tuple[float, float]:
+        """What certified rounding allowances cost the (lower, upper) bounds on ε(δ)."""
+        return 0.0, 0.0
+
+    def delta_bounds(self, epsilon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(lower, upper) bounds on δ(ε)."""
+        return self.delta_lower(epsilon), self.delta_upper(epsilon)
+
+    def exact_curve(self):
+        """The trade-off curve when it is known exactly, else None (read it off the profiles)."""
+        return None
+
+    def profiles(self, side: str) -> tuple[Profile, ...]:
+        """The discrete privacy profiles per direction of the ``side`` ("upper" or "lower")."""
+        raise InvalidParameterError(
+            "this result is a closed form; it has no discrete privacy profiles"
+        )
+
+    def upper_floor(self) -> float:
+        """The smallest δ the upper bounds resolve (0: a closed form resolves every δ)."""
+        return 0.0
+
+
+class _PerfectPrivacy(_Guarantee):
+    closed_form_mu = 0.0
+
+    def exact_curve(self):
+        from gaussdp import curves  # loaded on first use: `import gaussdp` stays fast
+
+        return curves.identity()
+
+    def delta_upper(self, epsilon):
+        return np.zeros_like(epsilon)
+
+    delta_lower = delta_upper
+
+    def epsilon_upper(self, delta):
+        return 0.0
+
+    epsilon_lower = epsilon_upper
+
+
+@dataclass(frozen=True)
+class _GaussianGuarantee(_Guarantee):
+    mu: float
+
+    @property
+    def closed_form_mu(self) -> float:
+        return self.mu
+
+    def exact_curve(self):
+        from gaussdp import curves  # loaded on first use: `import gaussdp` stays fast
+
+        return curves.gaussian(self.mu)
+
+    def delta_upper(self, epsilon):
+        return np.minimum(gdp.delta(self.mu, epsilon) * (1 + _GDP_RELATIVE_ERROR), 1.0)
+
+    def delta_lower(self, epsilon):
+        return gdp.delta(self.mu, epsilon) * (1 - _GDP_RELATIVE_ERROR)
+
+    def epsilon_upper(self, delta):
+        return gdp.epsilon(self.mu, delta)  # already solved on the safe side
+
+    def epsilon_lower(self, delta):
+        # Solving for δ(1 + 2·err) lands below the exact root (see gdp.epsilon).
+        return gdp.epsilon(self.mu, min(delta * (1 + 2 * _GDP_RELATIVE_ERROR), 1.0))
+
+
+#: A bound is refined when its certified allowance costs more than this share of the gap.
+_ALLOWANCE_SHARE = 0.1
+#: The tilted lower tails let in at most this share of the accuracy, as a share of δ.
+_TAIL_TOLERANCE = 1e-3
+#: Lower tails are tilted for losses on this grid (nats): one tail serves a bin of queries.
+_TAIL_BIN = 0.25
+#: Grids are not refined for an accuracy finer than this (the closed-form solves' margin).
+_FINEST_REFINEMENT = 1e-10
+#: At most this many finer grids per query, each chosen from the gap the previous reached.
+_GRID_REFINEMENTS = 2
+
+
+def _tail_bins(epsilon: np.ndarray) -> np.ndarray:
+    """The lower tails' bin of each loss: one tail serves a bin (0: none, at loss ≤ 0).
+
+    From loss 1 up, bins of :data:`_TAIL_BIN` nats (numbered k ≥ 4 for
+    [k, k + 1)·_TAIL_BIN); below, dyadic bins [2^k, 2^(k+1)) (numbered k < 0),
+    so that a small ε (0.07 on a long run at q = 1e-4) gets a tail tilted near
+    it rather than none.
+    """
+    epsilon = np.asarray(epsilon, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        linear = np.floor(epsilon / _TAIL_BIN)
+        dyadic = np.floor(np.log2(np.where(epsilon > 0.0, epsilon, 1.0)))
+    bins = np.where(epsilon >= 1.0, linear, np.where(epsilon > 0.0, dyadic, 0.0))
+    return bins.astype(np.int64)
+
+
+def _tail_range(bin_number: int) -> tuple[float, float]:
+    """(the loss a bin's tail is tilted at, the top of the bin) (:func:`_tail_bins`)."""
+    if bin_number > 0:
+        return bin_number * _TAIL_BIN, (bin_number + 1) * _TAIL_BIN
+    if bin_number < 0:
+        return 2.0**bin_number, 2.0 ** (bin_number + 1)
+    return 0.0, 0.0
+
+
+def _without_allowance(profile: Profile) -> Profile:
+    """The profile as computed, without its certified allowance (to see what that costs)."""
+    return replace(profile, shift=0.0, shift_below=0.0, shift_at_cut=0.0)
+
+
+@dataclass(frozen=True)
+class ProfileGuarantee(_Guarantee):
+    """Bounds read off discrete distributions, the maximum over directions.
+
+    Both sides are computed on first use (so that a report can ask for a
+    lower floor before anything is composed), then kept.
+
+    **Refinement.** Where the two bounds on ε(δ) (or δ(ε)) end up further
+    apart than ``accuracy`` and a side's certified rounding allowance is a
+    good part of the gap, :meth:`epsilon_bounds` and :meth:`delta_bounds`
+    compute that side again with the allowance made relative:
+    ``refine_upper(tail)`` gives the upper profiles of the pessimistic
+    composition exponentially tilted where its upper tail is about ``tail``
+    (:func:`gaussdp.pld.composition.compose_many`), ``refine_lower(ε, δ,
+    tolerance)`` the lower tails of the dominated pair tilted at loss ε
+    (:mod:`gaussdp.pld.lower_tail`). Both are certified, so the refined
+    bounds are the tighter of each pair: the smaller upper bound, the larger
+    lower bound. Each refinement is computed once (the default-tilted upper
+    profiles, and where their allowance still decides an ε(δ), one per decade
+    of δ; a lower tail per bin of :data:`_TAIL_BIN` nats and direction) and
+    kept; which ones a query uses depends only on the query, not on what was
+    asked before.
+    """
+
+    upper_factory: Callable[[], tuple[Profile, ...]]
+    lower_factory: Callable[[], tuple[Profile, ...]]
+    refine_upper: Callable[[float], tuple[Profile, ...] | None] | None = None
+    refine_lower: Callable[[float, float, float, int], LowerTail | None] | None = None
+    accuracy: float | None = None
+    refine_grid: Callable[[float], _Guarantee | None] | None = None
+    epsilon_scale: float = 1.0
+    _refined: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def upper(self) -> tuple[Profile, ...]:
+        return self.upper_factory()
+
+    @cached_property
+    def lower(self) -> tuple[Profile, ...]:
+        return self.lower_factory()
+
+    def profiles(self, side: str) -> tuple[Profile, ...]:
+        return self.upper if side == "upper" else self.lower
+
+    def delta_upper(self, epsilon):
+        """The upper bound on δ(ε), tilted where the plain allowance is a share of the accuracy."""
+        upper = np.max([p.delta(epsilon) for p in self.upper], axis=0)
+        if self.refine_upper is None or self.accuracy is None:
+            return upper
+        allowance = np.max([p.allowance(epsilon) for p in self.upper], axis=0)
+        wanted = allowance > _ALLOWANCE_SHARE * self.accuracy * upper
+        if np.any(wanted & np.isfinite(epsilon)):
+            tilted = self._tilted_upper(None)  # the default tilt only, for δ(ε)
+            if tilted:
+                upper = np.minimum(upper, np.max([p.delta(epsilon) for p in tilted], axis=0))
+        return upper
+
+    def delta_lower(self, epsilon):
+        return np.max([p.delta(epsilon) for p in self.lower], axis=0)
+
+    def epsilon_upper(self, delta):
+        """The upper bound on ε(δ), tilted where the plain allowance is a share of the accuracy.
+
+        Long runs are composed plain first
+        (:func:`gaussdp.accountant.numerical._compose_all`); where their
+        rounding allowance costs ε more than :data:`_ALLOWANCE_SHARE` of what
+        the accuracy allows (or leaves it infinite: δ below the plain floor),
+        the tilted composition is used (:meth:`_upper_refined`).
+        """
+        upper = max(p.epsilon(delta) for p in self.upper)
+        if self.refine_upper is None or self.accuracy is None:
+            return upper
+        budget = _ALLOWANCE_SHARE * self.accuracy * gap_scale(upper, self.epsilon_scale)
+        return self._upper_refined(delta, upper, budget)
+
+    def _upper_refined(self, delta: float, upper: float, budget: float) -> float:
+        """``upper`` made smaller by tilted compositions while its allowance costs > ``budget``.
+
+        The default tilt first; where its allowance still decides, one for δ's decade
+        (unless that is within a decade of the default's, which then serves as well).
+        """
+        computed = max(_without_allowance(p).epsilon(delta) for p in self.upper)
+        decade = 10.0 ** math.floor(math.log10(delta))
+        near = abs(math.log10(decade / pld_compose.DEFAULT_TILT_TAIL)) <= 1.0
+        for tail in (None,) if near else (None, decade):
+            if not (math.isinf(upper) or upper - computed > budget):
+                break
+            tilted = self._tilted_upper(tail)
+            if tilted:
+                upper = min(upper, max(p.epsilon(delta) for p in tilted))
+                computed = max(_without_allowance(p).epsilon(delta) for p in tilted)
+        return upper
+
+    def epsilon_lower(self, delta):
+        return max(p.epsilon(delta) for p in self.lower)
+
+    # -- refinement ---------------------------------------------------------
+
+    def _refines(self) -> bool:
+        return self.accuracy is not None and (
+            self.refine_upper is not None or self.refine_lower is not None
+        )
+
+    def _tilted_upper(self, tail: float | None) -> tuple[Profile, ...] | None:
+        """The upper profiles tilted where the upper tail is ``tail`` (None: the default).
+
+        Computed once per ``tail``: the default one, and one per decade of δ asked for.
+        """
+        key = ("upper", tail)
+        if key not in self._refined:
+            self._refined[key] = self.refine_upper(tail)
+        return self._refined[key]
+
+    def _upper_groups(self) -> list[tuple[Profile, ...]]:
+        """The plain upper profiles and every tilted refinement made so far."""
+        refined = [v for k, v in self._refined.items() if k[0] == "upper" and v]
+        return [self.upper, *refined]
+
+    def _tail(self, bin_number: int, index: int):
+        """Direction ``index``'s lower tail tilted for a bin of losses (None: no use there).
+
+        Bins (:func:`_tail_bins`): [k, k + 1)·:data:`_TAIL_BIN` from loss 1 up,
+        [2^k, 2^(k+1)) below; computed once per bin and direction.
+        """
+        key = ("tail", bin_number, index)
+        if key not in self._refined:
+            target, top = _tail_range(bin_number)
+            # The smallest δ in the bin (an upper bound on it) sets how little may leak in.
+            delta = float(self.upper[index].delta(np.array([top]))[0])
+            tail = None
+            if target > 0.0 and delta > 0.0:
+                tolerance = _TAIL_TOLERANCE * self.accuracy
+                tail = self.refine_lower(target, delta, tolerance, index)
+            self._refined[key] = tail
+        return self._refined[key]
+
+    def _directions_that_can_matter(self, uppers: list) -> list[int]:
+        """Directions by decreasing upper bound (each one's lower bound is at most that)."""
+        return sorted(range(len(uppers)), key=lambda i: -float(np.max(uppers[i])))
+
+    def epsilon_bounds(self, delta):
+        """(lower, upper) on ε(δ), each side refined where its allowance keeps them apart."""
+        upper = self.epsilon_upper(delta)
+        lower = self.epsilon_lower(delta)
+        if not self._refines() or (
+            math.isfinite(upper)
+            and upper - lower <= self.accuracy * gap_scale(upper, self.epsilon_scale)
+        ):
+            return lower, upper
+        if self.refine_upper is not None:
+            upper = self._upper_refined(delta, upper, _ALLOWANCE_SHARE * (upper - lower))
+        if self.refine_lower is not None and math.isfinite(upper):
+            computed = max(_without_allowance(p).epsilon(delta) for p in self.lower)
+            if computed - lower > _ALLOWANCE_SHARE * (upper - lower):
+                # A direction whose own upper bound is below the lower bound so far
+                # cannot raise it: its tail is not composed.
+                uppers = [p.epsilon(delta) for p in self.upper]
+                for index in self._directions_that_can_matter(uppers):
+                    if uppers[index] <= lower:
+                        continue
+                    tail = self._tail(int(_tail_bins(np.array([upper]))[0]), index)
+                    if tail is not None:
+                        lower = max(lower, tail.epsilon(delta))
+        if self.refine_grid is not None and math.isfinite(upper) and lower > 0.0:
+            lower, upper = self._on_a_finer_grid(delta, lower, upper)
+        return min(lower, upper), upper
+
+    def _on_a_finer_grid(self, delta: float, lower: float, upper: float) -> tuple[float, float]:
+        """Where the grids' error law was optimistic, both bounds again on finer grids.
+
+        The gap scales with h², i.e. with the accuracy the grids are chosen
+        for: the grids of accuracy a/2^k, with the smallest k ≥ 1 that should
+        bring the gap g to 90% of a (a·2^{−k} ≤ 0.9·a²/g), computed once per k
+        (None where memory does not allow them). Both are certified, so the
+        tighter of each pair is kept.
+        """
+        gap = (upper - lower) / gap_scale(upper, self.epsilon_scale)
+        if gap <= self.accuracy:
+            return lower, upper
+        lower_cost, upper_cost = self.allowance_costs(delta)
+        if max(lower_cost, upper_cost) > _ALLOWANCE_SHARE * (upper - lower):
+            return lower, upper  # the allowances decide: finer grids do not help
+        accuracy, halvings = self.accuracy, 0
+        # At most _GRID_REFINEMENTS steps, each from the gap the previous grid reached
+        # (the finer accountings do not refine for their own accuracy: no cascade).
+        for _ in range(_GRID_REFINEMENTS):
+            halvings += max(1, math.ceil(math.log2(gap / (0.9 * self.accuracy))))
+            key = ("grid", halvings)
+            if key not in self._refined:
+                self._refined[key] = self.refine_grid(accuracy / 2.0**halvings)
+            finer = self._refined[key]
+            if finer is None:
+                break
+            finer_lower, finer_upper = finer.epsilon_bounds(delta)
+            lower, upper = max(lower, finer_lower), min(upper, finer_upper)
+            gap = (upper - lower) / gap_scale(upper, self.epsilon_scale)
+            if gap <= self.accuracy:
+                break
+        return lower, upper
+
+    def upper_floor(self) -> float:
+        """The smallest δ any of the upper profiles resolves (δ at ε = ∞)."""
+        at_infinity = np.array([math.inf])
+        return min(
+            max(float(p.delta(at_infinity)[0]) for p in group) for group in self._upper_groups()
+        )
+
+    def allowance_costs(self, delta: float) -> tuple[float, float]:
+        """What certification costs each side's best bound on ε(δ), in ε (lower, upper).
+
+        The distance between the bound and what the same computation gives
+        without its rounding allowances (for the refinements already made).
+        """
+        lower = max(p.epsilon(delta) for p in self.lower)
+        lower_cost = max(_without_allowance(p).epsilon(delta) for p in self.lower) - lower
+        for key, tail in self._refined.items():
+            if key[0] == "tail" and tail is not None:
+                value = tail.epsilon(delta)
+                if value > lower:
+                    lower, lower_cost = value, tail.epsilon(delta, certified=False) - value
+        upper_cost = math.inf
+        for group in self._upper_groups():
+            value = max(p.epsilon(delta) for p in group)
+            computed = max(_without_allowance(p).epsilon(delta) for p in group)
+            upper_cost = min(upper_cost, value - computed)
+        return max(lower_cost, 0.0), max(upper_cost, 0.0) if math.isfinite(upper_cost) else 0.0
+
+    def delta_bounds(self, epsilon):
+        """(lower, upper) on δ(ε), each side refined where its allowance keeps them apart."""
+        upper = self.delta_upper(epsilon)
+        lower = self.delta_lower(epsilon)
+        if not self._refines():
+            return lower, upper
+        lower, upper = np.array(lower, dtype=float), np.array(upper, dtype=float)
+        apart = (upper - lower > self.accuracy * upper) & np.isfinite(epsilon)
+        if not np.any(apart):
+            return lower, upper
+        if self.refine_upper is not None:
+            allowance = max(float(np.max(p.allowance(epsilon))) for p in self.upper)
+            if np.any(apart & (allowance > _ALLOWANCE_SHARE * (upper - lower))):
+                tilted = self._tilted_upper(None)  # the default tilt only, for δ(ε)
+                if tilted:
+                    refined = np.max([p.delta(epsilon) for p in tilted], axis=0)
+                    upper = np.minimum(upper, refined)
+        if self.refine_lower is not None:
+            allowance = max(-float(np.min(p.allowance(epsilon))) for p in self.lower)
+            wanted = apart & (allowance > _ALLOWANCE_SHARE * (upper - lower))
+            # beyond the upper bounds' largest atom only their floor is known: no tail there
+            top = max(
+                float(p.losses[-1]) if len(p.losses) else 0.0
+                for group in self._upper_groups()
+                for p in group
+            )
+            wanted &= epsilon < top
+            uppers = [p.delta(epsilon) for p in self.upper]
+            bins = _tail_bins(np.where(wanted, epsilon, 0.0))
+            for index in self._directions_that_can_matter(uppers):
+                # where this direction's own upper bound is below the lower bound so far,
+                # its tail cannot raise it
+                chosen = wanted & (uppers[index] > lower)
+                for bin_number in np.unique(bins[chosen]):
+                    tail = self._tail(int(bin_number), index)
+                    if tail is not None:
+                        at = chosen & (bins == bin_number)
+                        lower[at] = np.maximum(lower[at], tail.delta(epsilon[at]))
+        return np.minimum(lower, upper), upper
+
+
+@dataclass(frozen=True)
+class _ExactAtomsGuarantee(ProfileGuarantee):
+    """An exact discrete profile: bounds differ only by rounding.
+
+    ``exact`` holds the computed tail sums themselves (not moved by their
+    rounding allowance), from which the trade-off curve is read.
+    """
+
+    exact: Profile | None = None
+    exact_atoms = True
+
+    def exact_curve(self):
+        return _exact_atoms_curve(self.exact)

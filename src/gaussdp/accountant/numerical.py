@@ -1,0 +1,337 @@
+"""The numerical path: dominating pairs discretised, composed by FFT, read as profiles.
+
+Each leaf's dominating pair is discretised pessimistically (connect-the-dots,
+for the upper bounds) and optimistically (binning, for the lower bounds) on
+the grids :mod:`gaussdp.accountant.grids` chooses, and composed per
+neighbouring direction (:func:`_compose_all`, :mod:`gaussdp.pld.composition`);
+the result is an :class:`~gaussdp.accountant.Accounting` whose
+:class:`~gaussdp.accountant.guarantees.ProfileGuarantee` is refined by tilted
+compositions (:func:`refiners`) and finer grids where that is what keeps its
+bounds apart.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import replace
+
+from gaussdp._validation import InvalidParameterError
+from gaussdp.accountant import grids
+from gaussdp.accountant.grids import _check_memory
+from gaussdp.accountant.guarantees import _FINEST_REFINEMENT, ProfileGuarantee, _Guarantee
+from gaussdp.accountant.result import Accounting
+from gaussdp.pld import composition as pld_compose
+from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, GridPLD, discretise
+from gaussdp.pld.lower_tail import LowerTail, compose_lower_tail
+from gaussdp.pld.query import Profile, from_zero, profile_of
+
+#: The neighbouring directions, in the order of each leaf's (remove, add) pair.
+DIRECTIONS = ("remove", "add")
+
+
+def _compose_all(
+    losses: dict,
+    counts: dict,
+    spacing: float,
+    kind: str,
+    progress: Callable[[str], None] | None,
+    delta_floor: float | None,
+    floor_required: bool,
+    estimate: Callable[[float, int], int],
+    tilt_tail: float | None = None,
+    plain_first: bool = False,
+) -> dict[str, GridPLD]:
+    """Discretise every mechanism and compose them all in the Fourier domain, per direction.
+
+    ``estimate(spacing, index)`` is the composed length of direction
+    ``index`` planned on a coarse grid
+    (:func:`~gaussdp.accountant.grids._composed_length_estimate`).
+    The pessimistic compositions keep their floor at most ``delta_floor``
+    (computing them exponentially tilted where the plain rounding allowance
+    is larger, :func:`gaussdp.pld.composition.needs_tilt`). Where memory
+    does not allow the tilted row: refused if ``floor_required``, else the
+    plain composition (with its larger floor) is computed. ``plain_first``:
+    without a ``delta_floor``, long runs are composed plain too (their
+    queries then compose tilted where the plain allowance decides,
+    :class:`ProfileGuarantee`).
+    """
+    memory = grids.available_memory()
+    for leaf, pair in losses.items():
+        for loss in pair:
+            low, high = loss.support(grids._DISCRETISATION_TAIL)
+            points = (high - low) / spacing
+            if 64 * points > memory // 2:
+                raise InvalidParameterError(
+                    f"grid_spacing {spacing:.3g} needs {points:,.0f} grid points for {leaf}, "
+                    f"more than half of the {memory / 1e9:.1f} GB available; use a coarser "
+                    "accuracy or grid_spacing"
+                )
+    total_count = sum(counts.values())
+    floor = delta_floor if kind == PESSIMISTIC else None
+
+    def rows_for(length: int) -> int:
+        if kind == OPTIMISTIC:
+            return 2
+        if plain_first and floor is None:
+            return 1
+        return 2 if pld_compose.needs_tilt(length, total_count, floor) else 1
+
+    for index in range(len(DIRECTIONS)):
+        length = estimate(spacing, index)
+        rows = rows_for(length)
+        if rows == 2 and kind == PESSIMISTIC and not floor_required:
+            if grids.BYTES_PER_POINT * length * rows > grids.MEMORY_FRACTION * memory:
+                floor = None  # the default floor is a wish, not a demand: stay plain
+                rows = rows_for(length)
+        _check_memory(length, rows, spacing, total_count, memory, "about ")
+    results: dict[str, GridPLD] = {}
+    for index, direction in enumerate(DIRECTIONS):
+        if progress is not None:
+            progress(f"{kind} bounds, {direction} direction: discretising")
+        # Plain compositions cut their grids and windows where the rounding allowance
+        # dominates.
+        tilted = kind == PESSIMISTIC and rows_for(estimate(spacing, index)) == 2
+        for _ in range(2):
+            cut = grids._DISCRETISATION_TAIL if tilted else grids.PLAIN_DISCRETISATION_TAIL
+            items = [
+                (discretise(pair[index], spacing, kind, cut), counts[leaf])
+                for leaf, pair in losses.items()
+            ]
+            if tilted:
+                tail = pld_compose.DEFAULT_TAIL
+                plan = pld_compose.plan_composition(items, tail)
+                break
+            plan, tail = pld_compose.plain_plan(items)
+            # the estimate said plain; the window itself may say otherwise (then tilted,
+            # on the grid of a tilted composition)
+            tilted = kind == PESSIMISTIC and rows_for(plan.length) == 2
+            if not tilted:
+                break
+        rows = 2 if kind == OPTIMISTIC or tilted else 1
+        needed = grids.BYTES_PER_POINT * plan.length * rows
+        _check_memory(plan.length, rows, spacing, total_count, memory, "")
+        if progress is not None:
+            progress(f"{kind} bounds, {direction} direction: composing ({plan.length:,} points)")
+        try:
+            results[direction] = pld_compose.compose_many(
+                items, tail, plan=plan, floor=floor, tilt_tail=tilt_tail, tilt=rows == 2
+            )
+        except MemoryError as error:  # the estimate was wrong or memory went elsewhere
+            raise MemoryError(
+                f"out of memory composing a grid of {plan.length:,} points (estimated "
+                f"{needed / 1e9:.1f} GB of {memory / 1e9:.1f} GB available): {error}; "
+                "use a coarser accuracy"
+            ) from error
+    return results
+
+
+def method_name(spacing: float, lower_spacing: float) -> str:
+    """The numerical path's :attr:`Accounting.method`, naming both grids."""
+    lower_grid = "" if lower_spacing == spacing else f", lower bound {lower_spacing:.3g}"
+    return (
+        "numerical: privacy loss distributions composed by FFT "
+        f"(connect-the-dots upper bound, binned lower bound, grid spacing {spacing:.3g}"
+        f"{lower_grid})"
+    )
+
+
+def _top_floor(pld: GridPLD) -> float:
+    """The allowance a pessimistic composition adds to δ(ε) for ε beyond its largest atom."""
+    floor = pld.infinity_mass + pld.slack
+    if pld.cut_index is None:
+        return floor + pld.slack_below + pld.slack_at_cut
+    top = pld.offset + pld.p_masses.size - 1
+    return floor + pld.slack_at_cut * math.exp(-pld.decay * max(top - pld.cut_index, 0))
+
+
+def _numerical(
+    mechanism,
+    neighbouring,
+    leaves,
+    losses,
+    spacings,
+    delta_floor,
+    progress,
+    optimistic=None,
+    estimates=None,
+    accuracy=None,
+    epsilon_scale=1.0,
+    reaccount=None,
+):
+    """The numerical path's Accounting (both kinds composed on demand, then cached).
+
+    ``spacings``: the grid spacings of the upper and of the lower bounds.
+    ``optimistic``: the optimistic compositions if already computed (they
+    do not depend on the floor). ``estimates``: composed lengths already
+    estimated, by (spacing, direction index). ``accuracy``: what the grids
+    were chosen for (None: a spacing was given). ``reaccount(accuracy)``:
+    the same mechanism accounted again for a finer accuracy (given with an
+    ``accuracy``; :func:`gaussdp.accountant.account` passes itself down, so
+    that this module does not import the entry point above it).
+    """
+    spacing, lower_spacing = spacings
+    cache: dict[str, dict[str, GridPLD]] = {}
+    if optimistic is not None:
+        cache[OPTIMISTIC] = optimistic
+    estimates = {} if estimates is None else estimates
+
+    def estimate(grid: float, index: int) -> int:
+        if (grid, index) not in estimates:
+            estimates[grid, index] = grids._composed_length_estimate(losses, leaves, grid, index)
+        return estimates[grid, index]
+
+    for index in range(len(DIRECTIONS)):  # refuse what memory cannot hold before any work
+        _check_memory(estimate(spacing, index), 1, spacing, 0, grids.available_memory(), "about ")
+
+    def distributions(kind: str) -> dict[str, GridPLD]:
+        if kind not in cache:
+            grid = spacing if kind == PESSIMISTIC else lower_spacing
+            cache[kind] = _compose_all(
+                losses,
+                leaves,
+                grid,
+                kind,
+                progress,
+                delta_floor,
+                delta_floor is not None,
+                estimate,
+                plain_first=accuracy is not None,
+            )
+        return cache[kind]
+
+    def with_floor(new_floor: float) -> Accounting | None:
+        # None: this accounting reaches it (no reference to it here: no cycle to collect).
+        if delta_floor is not None and new_floor >= delta_floor:
+            return None
+        if PESSIMISTIC in cache and all(
+            _top_floor(pld) <= new_floor for pld in cache[PESSIMISTIC].values()
+        ):
+            return None
+        return _numerical(
+            mechanism,
+            neighbouring,
+            leaves,
+            losses,
+            spacings,
+            new_floor,
+            progress,
+            cache.get(OPTIMISTIC),
+            estimates,
+            accuracy,
+            epsilon_scale,
+            reaccount,
+        )
+
+    # The bounds read atoms at losses ≥ −h only (from_zero); tradeoff() reads all of them.
+    def upper_profiles() -> tuple[Profile, ...]:
+        return tuple(profile_of(from_zero(d)) for d in distributions(PESSIMISTIC).values())
+
+    def lower_profiles() -> tuple[Profile, ...]:
+        return tuple(profile_of(from_zero(d)) for d in distributions(OPTIMISTIC).values())
+
+    method = method_name(spacing, lower_spacing)
+    refinements = (None, None)
+    refine_grid = None
+    if accuracy is not None:
+        refinements = refiners(losses, leaves, spacings, distributions, progress, estimate)
+
+        def refine_grid(finer: float) -> _Guarantee | None:
+            if finer < _FINEST_REFINEMENT:
+                return None
+            try:
+                refined = reaccount(finer)
+            except InvalidParameterError:  # memory does not allow that grid
+                return None
+            guarantee = refined._guarantee
+            if isinstance(guarantee, ProfileGuarantee):
+                # one refinement, for this accounting's accuracy: the finer accounting does
+                # not refine its own grids again for its (finer) accuracy
+                guarantee = replace(guarantee, refine_grid=None, _refined={})
+            return guarantee
+
+    return Accounting(
+        mechanism,
+        neighbouring,
+        method,
+        spacing,
+        None,
+        ProfileGuarantee(
+            upper_profiles,
+            lower_profiles,
+            *refinements,
+            accuracy,
+            refine_grid=refine_grid,
+            epsilon_scale=epsilon_scale,
+        ),
+        distributions,
+        with_floor,
+        accuracy,
+        epsilon_scale,
+    )
+
+
+def refiners(
+    losses: dict,
+    counts: dict,
+    spacings: tuple[float, float],
+    distributions: Callable[[str], dict[str, GridPLD]],
+    progress: Callable[[str], None] | None,
+    estimate: Callable[[float, int], int] | None = None,
+):
+    """The refinements of :class:`ProfileGuarantee` for a numerical accounting.
+
+    ``refine_upper(tail)``: the profiles of the pessimistic composition
+    exponentially tilted where its upper tail is about ``tail`` (None: the
+    default, 1e-10), or None if memory allows only the plain one or the plain
+    one is that already. ``refine_lower(ε, δ,
+    tolerance, direction)``: a direction's lower tail (:func:`_lower_tail`).
+    """
+    spacing, lower_spacing = spacings
+    if estimate is None:
+
+        def estimate(grid: float, index: int) -> int:
+            return grids._composed_length_estimate(losses, counts, grid, index)
+
+    def refine_upper(tilt_tail: float | None) -> tuple[Profile, ...] | None:
+        plain = distributions(PESSIMISTIC).values()
+        if tilt_tail is None and all(pld.cut_index is not None for pld in plain):
+            return None  # the plain composition is tilted at the default already
+        composed = _compose_all(
+            losses, counts, spacing, PESSIMISTIC, progress, 0.0, False, estimate, tilt_tail
+        )
+        if any(pld.cut_index is None for pld in composed.values()):
+            return None  # memory allowed the plain composition only
+        return tuple(profile_of(from_zero(d)) for d in composed.values())
+
+    def refine_lower(epsilon: float, delta: float, tolerance: float, index: int):
+        return _lower_tail(
+            losses, counts, lower_spacing, epsilon, delta, tolerance, index, progress
+        )
+
+    return refine_upper, refine_lower
+
+
+def _lower_tail(
+    losses: dict,
+    counts: dict,
+    spacing: float,
+    epsilon: float,
+    delta: float,
+    tolerance: float,
+    index: int,
+    progress: Callable[[str], None] | None,
+) -> LowerTail | None:
+    """Direction ``index``'s lower tail, tilted at loss ``epsilon`` (None: not useful there).
+
+    None too where the tilted window would need more than the memory allows:
+    that direction's lower bound stays the plain one.
+    """
+    if progress is not None:
+        progress(f"lower bound's tail, {DIRECTIONS[index]} direction: composing tilted")
+    items = [
+        (discretise(pair[index], spacing, OPTIMISTIC, grids._DISCRETISATION_TAIL), counts[leaf])
+        for leaf, pair in losses.items()
+    ]
+    longest = int(grids.MEMORY_FRACTION * grids.available_memory() / (grids.BYTES_PER_POINT * 2))
+    return compose_lower_tail(items, epsilon, delta, tolerance, longest)
