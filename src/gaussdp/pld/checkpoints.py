@@ -96,6 +96,8 @@ def _one_checkpoint(
     low = 0 if exact else plan.low
     optimistic = not pld.is_pessimistic
     composed_rows = transform.power(times)
+    # the rounding noise's size, seen where it went below 0 (as compose_many measures it)
+    noise = np.maximum(-np.min(composed_rows, axis=-1), 0.0)
     keep = min(length, full - low)
     composed_rows = _composition.window(composed_rows, low, keep)
     infinity = 1.0 - (1.0 - pld.infinity_mass) ** times
@@ -111,6 +113,8 @@ def _one_checkpoint(
         pld.kind,
         inherited + wrapped + allowance,
         times * pld.compositions,
+        noise_p=float(noise[0]) if optimistic else 0.0,
+        noise_q=float(noise[1]) if optimistic else 0.0,
     )
     return _composition.trim(composed, tail)
 

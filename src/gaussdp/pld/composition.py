@@ -361,7 +361,9 @@ def plan_self_composition(pld: GridPLD, times: int, tail: float = DEFAULT_TAIL) 
     return plan_composition([(pld, times)], tail)
 
 
-def _compose_row(items, row_of, length: int, low: int, keep: int) -> np.ndarray:
+def _compose_row(
+    items, row_of, length: int, low: int, keep: int, noise: list[float] | None = None
+) -> np.ndarray:
     """Entries low, …, low + keep − 1 of the cyclic convolution of ``row_of(i, pld)``^count_i.
 
     The transform of the composition, Π X_i^{c_i}, is accumulated as
@@ -402,6 +404,8 @@ def _compose_row(items, row_of, length: int, low: int, keep: int) -> np.ndarray:
     del log_magnitude, angle, alive
     result = np.fft.irfft(transformed, length)
     del transformed
+    if noise is not None:  # the rounding noise's size, seen where it went below 0
+        noise.append(max(-float(np.min(result)), 0.0))
     return window(result[None, :], low, keep)[0]
 
 
@@ -662,12 +666,14 @@ def compose_many(
         count * (pld.slack + pld.slack_below + pld.slack_at_cut) for pld, count in items
     )
     keep = min(length, full - low)
-    extra: dict = {}
+    extra: dict[str, float | int] = {}
     tilted_q = None
     if optimistic:
-        masses = _compose_row(items, lambda _, pld: pld.p_masses, length, low, keep)
-        tilted_q = _compose_row(items, lambda _, pld: pld.tilted_q_masses, length, low, keep)
+        noise: list[float] = []
+        masses = _compose_row(items, lambda _, pld: pld.p_masses, length, low, keep, noise)
+        tilted_q = _compose_row(items, lambda _, pld: pld.tilted_q_masses, length, low, keep, noise)
         slack = inherited + plan.below + rounding_allowance(length, total_count)
+        extra = {"noise_p": noise[0], "noise_q": noise[1]}
     elif not (needs_tilt(length, total_count, floor) if tilt is None else tilt):
         masses = _compose_row(items, lambda _, pld: pld.p_masses, length, low, keep)
         slack = inherited + plan.above + rounding_allowance(length, total_count)

@@ -81,6 +81,11 @@ class GridPLD:
     slack_at_cut, decay : float
         The rounding error of the tilted masses above loss l ≥ cut is at most
         slack_at_cut·e^{−decay·(l − cut)/h}; added to δ(ε) for ε ≥ cut.
+    noise_p, noise_q : float
+        The largest magnitude of a negative value the FFT left in the P row
+        and in the tilted Q row before they were clipped at 0: the size of
+        their rounding noise. An optimistic profile leaves out the atoms whose
+        masses are not clearly above it (:func:`gaussdp.pld.query.profile_of`).
     """
 
     spacing: float
@@ -95,6 +100,8 @@ class GridPLD:
     cut_index: int | None = None
     slack_at_cut: float = 0.0
     decay: float = 0.0
+    noise_p: float = 0.0
+    noise_q: float = 0.0
 
     @property
     def losses(self) -> np.ndarray:
