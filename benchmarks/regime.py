@@ -1002,7 +1002,8 @@ def write_markdown(payload: dict, path: Path) -> None:
             "",
             "`gaussdp.account(gaussdp.DPSGD(σ, q, T), accuracy=a).epsilon_bounds(δ)`, each "
             "accuracy in a fresh process, rounds interleaved; median wall time (CPU), the "
-            "relative gap delivered, and whether it is within a (or an AccuracyWarning says "
+            "relative gap delivered, and whether it is within what a promises — upper − lower "
+            "≤ a·max(ε, 1), absolute below ε = 1 (or an AccuracyWarning says "
             f"why not). Cost follows accuracy: a coarser accuracy must not take more than "
             f"{SWEEP_SLACK:g}× any finer one (✗ names the finer one it exceeds).",
             "",
@@ -1024,11 +1025,13 @@ def write_markdown(payload: dict, path: Path) -> None:
                 lower, upper = _value(record, "lower"), _value(record)
                 gap = _gap(lower, upper)
                 warned = bool(record["values"].get("warnings"))
+                # gaussdp's accuracy: upper − lower ≤ accuracy·max(ε, 1) (absolute below ε = 1)
+                allowed = None if upper is None else accuracy * max(upper, 1.0) / max(upper, 1e-300)
                 within = (
                     "—"
                     if gap is None
                     else "✓"
-                    if gap <= accuracy
+                    if gap <= allowed
                     else ("warned" if warned else "✗ (no warning)")
                 )
                 slower = [
