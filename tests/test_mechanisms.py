@@ -531,7 +531,7 @@ BAD_FILES = [
         GOOD_ENTRY + '[[mechanism]]\ntype = "gausian"\nsigma = 1\n',
         r"mechanism\[1\]\.type: unknown mechanism type 'gausian' \(did you mean 'gaussian'\?\); "
         r"known types: approx_dp, composition, discrete_gaussian, dpsgd, gaussian, gdp, group, "
-        r"laplace, parallel, poisson_subsampled, pure_dp, randomized_response, renyi_dp, "
+        r"laplace, matrix, parallel, poisson_subsampled, pure_dp, randomized_response, renyi_dp, "
         r"repeated, subsampled_without_replacement, zcdp$",
     ),
     ("[[mechanism]]\nsigma = 1\n", r"mechanism\[0\]\.type is missing; known types: "),

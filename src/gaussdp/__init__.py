@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from gaussdp import gdp, mechanisms
+from gaussdp import gdp, matrix, mechanisms
 from gaussdp._validation import InvalidParameterError
 from gaussdp.accountant import Accounting, AccuracyWarning, account
 from gaussdp.gdp import GaussianDP
@@ -25,6 +25,7 @@ from gaussdp.mechanisms import (
     Gaussian,
     Group,
     Laplace,
+    MatrixMechanism,
     Mechanism,
     Neighbouring,
     NoiseEquation,
@@ -100,6 +101,7 @@ __all__ = [
     "Group",
     "InvalidParameterError",
     "Laplace",
+    "MatrixMechanism",
     "Mechanism",
     "Neighbouring",
     "NoiseEquation",
@@ -126,6 +128,7 @@ __all__ = [
     "gdpt",
     "interop",
     "load",
+    "matrix",
     "mechanisms",
     "rdp",
     "report",

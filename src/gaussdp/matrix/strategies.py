@@ -138,13 +138,17 @@ class Strategy:
     dense_matrix: np.ndarray | None = field(default=None)
 
     # ------------------------------------------------------------------ identity
-    def _key(self) -> tuple:
+    def __post_init__(self) -> None:
         def digest(array):
             if array is None:
                 return None
             return (array.shape, hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest())
 
-        return (self.name, self.n, self.bands, digest(self.coefficients), digest(self.dense_matrix))
+        key = (self.name, self.n, self.bands, digest(self.coefficients), digest(self.dense_matrix))
+        object.__setattr__(self, "_identity", key)  # hashed once: a dense C can be large
+
+    def _key(self) -> tuple:
+        return self._identity
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Strategy):
