@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gaussdp._validation import InvalidParameterError, check_integer
+from gaussdp.matrix.strategies import short_repr
 
 __all__ = [
     "FixedEpochs",
@@ -158,7 +159,7 @@ def participation_from_dict(table: Any, where: str = "participation") -> Partici
     if not isinstance(table, Mapping):
         raise InvalidParameterError(
             f"{where} must be a participation or a table ({{}}, {{min_separation = b, "
-            f"max_participations = k}} or {{epochs = k}}), got {table!r}"
+            f"max_participations = k}} or {{epochs = k}}), got {short_repr(table)}"
         )
     keys = set(table)
     for key, value in table.items():

@@ -59,7 +59,7 @@ from gaussdp.matrix.participation import (
     Participation,
     SingleParticipation,
 )
-from gaussdp.matrix.strategies import Strategy
+from gaussdp.matrix.strategies import Strategy, short_repr
 
 __all__ = ["EXHAUSTIVE_PATTERNS", "Sensitivity", "sensitivity"]
 
@@ -349,12 +349,12 @@ def sensitivity(strategy: Strategy, participation: Participation) -> Sensitivity
     if not isinstance(strategy, Strategy):
         raise InvalidParameterError(
             f"strategy must be a gaussdp.matrix strategy (tree(n), toeplitz(c, n), dense(C), "
-            f"...), got {strategy!r}"
+            f"...), got {short_repr(strategy)}"
         )
     if not isinstance(participation, Participation):
         raise InvalidParameterError(
             "participation must be SingleParticipation(), MinSeparation(b, k) or "
-            f"FixedEpochs(k), got {participation!r}"
+            f"FixedEpochs(k), got {short_repr(participation)}"
         )
     n = strategy.n
     participation.check(n)

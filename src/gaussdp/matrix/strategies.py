@@ -65,6 +65,14 @@ def _size_text(nbytes: float) -> str:
     return f"{nbytes:.0f} bytes"
 
 
+def short_repr(value: Any) -> str:
+    """One line for an error message: an array by its shape, anything else by a short repr."""
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    text = " ".join(repr(value).split())
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def check_dense_size(rows: int, columns: int, what: str) -> None:
     """Refuse, before allocating, a float64 array of ``rows × columns`` above MAX_DENSE_BYTES."""
     nbytes = 8.0 * rows * columns
@@ -88,7 +96,7 @@ def _finite(name: str, array: np.ndarray) -> None:
         index = tuple(int(i) for i in np.argwhere(bad)[0])
         where = index[0] if len(index) == 1 else index
         raise InvalidParameterError(
-            f"{name} must hold finite real numbers, got {array[index]!r} at index {where}"
+            f"{name} must hold finite real numbers, got {float(array[index])!r} at index {where}"
         )
 
 
@@ -396,7 +404,7 @@ def _lower_triangular(name: str, array: np.ndarray) -> None:
         i, j = (int(v) for v in np.argwhere(upper != 0)[0])
         raise InvalidParameterError(
             f"{name} must be lower-triangular (step j's noise cannot depend on later steps), "
-            f"got {array[i, j]!r} at row {i}, column {j} above the diagonal"
+            f"got {float(array[i, j])!r} at row {i}, column {j} above the diagonal"
         )
 
 
@@ -486,7 +494,7 @@ def strategy_from_dict(table: Any, where: str = "strategy") -> Strategy:
     if not isinstance(table, Mapping):
         raise InvalidParameterError(
             f'{where} must be a strategy or a table such as {{name = "tree", n = 1024}}, '
-            f"got {table!r}"
+            f"got {short_repr(table)}"
         )
     name = table.get("name")
     if name not in _NAMES:
