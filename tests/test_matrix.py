@@ -511,3 +511,92 @@ def test_strategies_are_immutable_values():
     assert strategy == mx.toeplitz(np.array([1.0, 0.5]), 4)
     assert strategy != mx.toeplitz([1.0, 0.5], 5)
     assert {strategy: 1}[mx.toeplitz([1.0, 0.5], 4)] == 1
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def test_cli_report_matrix_json():
+    import json
+
+    from click.testing import CliRunner
+
+    from gaussdp.cli import cli
+
+    argv = ["report", "matrix", "--strategy", "tree", "--steps", "1024"]
+    argv += ["--noise-multiplier", "4", "--epochs", "4", "--format", "json"]
+    result = CliRunner().invoke(cli, argv)
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    # 4 epochs of 256 steps: leaves 0, 256, 512, 768 share the two top levels of the tree
+    assert payload["mu"] == pytest.approx(math.sqrt(60) / 4, rel=1e-12)
+    assert payload["delta_tail"] == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["--strategy", "tree", "--steps", "10", "--noise-multiplier", "1", "--epochs", "4"],
+            "epochs must divide the number of steps n = 10, got 4",
+        ),
+        (["--strategy", "tree", "--steps", "10"], "report matrix needs --noise-multiplier"),
+        (["--steps", "10", "--noise-multiplier", "1"], "report matrix needs --strategy"),
+        (
+            [
+                "--strategy",
+                "tree",
+                "--steps",
+                "10",
+                "--noise-multiplier",
+                "1",
+                "--min-separation",
+                "2",
+            ],
+            "--min-separation and --max-participations go together",
+        ),
+        (
+            [
+                "--strategy",
+                "tree",
+                "--steps",
+                "10",
+                "--noise-multiplier",
+                "1",
+                "--min-separation",
+                "0",
+                "--max-participations",
+                "2",
+            ],
+            "separation must be an integer >= 1, got 0",
+        ),
+        (
+            [
+                "--strategy",
+                "tree",
+                "--steps",
+                "1000000",
+                "--noise-multiplier",
+                "1",
+                "--min-separation",
+                "2",
+                "--max-participations",
+                "5",
+            ],
+            "(8 TB)",
+        ),
+        (
+            ["--strategy", "tree", "--steps", "8", "--noise-multiplier", "1", "--bands", "2"],
+            "--bands applies to --strategy square_root_toeplitz only",
+        ),
+    ],
+)
+def test_cli_bad_input_one_line_exit_2(argv, message, capsys):
+    from gaussdp.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", "matrix", *argv])
+    assert exit_info.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gaussdp: error:")
+    assert message in lines[0]
