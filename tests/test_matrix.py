@@ -169,6 +169,7 @@ def test_min_separation_against_every_pattern(kind, seed):
     truth_lower = brute_force(matrix, patterns, signs=True)
     assert result.value >= truth_lower * (1 - 1e-12)
     assert result.lower <= result.value
+    assert result.lower <= truth_lower * (1 + 1e-12)  # a real pair of runs reaches it
     if result.exact:
         assert result.value == pytest.approx(truth_lower, rel=1e-12)
     if strategy.is_nonnegative():
@@ -600,3 +601,51 @@ def test_cli_bad_input_one_line_exit_2(argv, message, capsys):
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("gaussdp: error:")
     assert message in lines[0]
+
+
+# --------------------------------------------------------------------------- error
+
+
+def test_prefix_sum_error_closed_forms():
+    np.testing.assert_allclose(mx.prefix_sum_error(mx.identity(50)).per_step ** 2, np.arange(1, 51))
+    np.testing.assert_allclose(mx.prefix_sum_error(mx.prefix_sum(50)).per_step, np.ones(50))
+    # C·C = A, so B = A C⁻¹ = C: s_t² = Σ_{k≤t} c_k²
+    c = mx.square_root_toeplitz_coefficients(300)
+    np.testing.assert_allclose(
+        mx.prefix_sum_error(mx.square_root_toeplitz(300)).per_step ** 2, np.cumsum(c**2), rtol=1e-10
+    )
+    # the Toeplitz path and the dense path agree
+    rng = np.random.default_rng(2)
+    coefficients = np.concatenate([[1.0], rng.normal(size=39) * 0.3])
+    strategy = mx.toeplitz(coefficients, 40)
+    np.testing.assert_allclose(
+        mx.prefix_sum_error(strategy).per_step,
+        mx.prefix_sum_error(mx.dense(strategy.matrix())).per_step,
+        rtol=1e-9,
+    )
+
+
+@pytest.mark.parametrize("n", [1, 6, 8, 13])
+def test_tree_error_is_the_online_dyadic_decoder(n):
+    matrix = mx.tree(n).matrix()
+    intervals = [(int(np.flatnonzero(r)[0]), int(np.flatnonzero(r)[-1]) + 1) for r in matrix]
+    decoder = np.zeros((n, len(intervals)))
+    for t in range(n):
+        start = 0
+        for level in reversed(range((t + 1).bit_length())):  # binary expansion of t + 1
+            if (t + 1) >> level & 1:
+                row = intervals.index((start, start + 2**level))
+                assert start + 2**level <= t + 1  # released by step t
+                decoder[t, row] = 1.0
+                start += 2**level
+    np.testing.assert_array_equal(decoder @ matrix, mx.prefix_sum(n).matrix())
+    np.testing.assert_allclose(
+        mx.prefix_sum_error(mx.tree(n)).per_step, np.linalg.norm(decoder, axis=1)
+    )
+
+
+def test_prefix_sum_error_refuses_a_singular_strategy():
+    with pytest.raises(InvalidParameterError, match="singular"):
+        mx.prefix_sum_error(mx.dense([[1.0, 0.0], [1.0, 0.0]]))
+    with pytest.raises(InvalidParameterError, match="singular"):
+        mx.prefix_sum_error(mx.toeplitz([0.0, 1.0], 3))

@@ -8,8 +8,8 @@ patterns makes the whole run exactly μ-GDP with μ = Δ/σ
 (:class:`gaussdp.MatrixMechanism`). This package holds the data: strategies
 C (:func:`identity`, :func:`prefix_sum`, :func:`tree`, :func:`toeplitz`,
 :func:`square_root_toeplitz`, :func:`banded`, :func:`dense`), participation
-(:class:`SingleParticipation`, :class:`MinSeparation`, :class:`FixedEpochs`)
-and :func:`sensitivity`.
+(:class:`SingleParticipation`, :class:`MinSeparation`, :class:`FixedEpochs`),
+:func:`sensitivity`, and what a strategy costs in error, :func:`prefix_sum_error`.
 
 Examples
 --------
@@ -19,6 +19,7 @@ Examples
 (11.0, True)
 """
 
+from gaussdp.matrix.error import PrefixSumError, prefix_sum_error
 from gaussdp.matrix.participation import (
     FixedEpochs,
     MinSeparation,
@@ -46,6 +47,7 @@ __all__ = [
     "FixedEpochs",
     "MinSeparation",
     "Participation",
+    "PrefixSumError",
     "Sensitivity",
     "SingleParticipation",
     "Strategy",
@@ -54,6 +56,7 @@ __all__ = [
     "identity",
     "participation_from_dict",
     "prefix_sum",
+    "prefix_sum_error",
     "sensitivity",
     "square_root_toeplitz",
     "square_root_toeplitz_coefficients",
