@@ -649,3 +649,46 @@ def test_prefix_sum_error_refuses_a_singular_strategy():
         mx.prefix_sum_error(mx.dense([[1.0, 0.0], [1.0, 0.0]]))
     with pytest.raises(InvalidParameterError, match="singular"):
         mx.prefix_sum_error(mx.toeplitz([0.0, 1.0], 3))
+
+
+# --------------------------------------------------------------------------- amplified BandMF
+
+
+def test_amplified_bandmf_is_jax_privacys_event_and_below_rdp():
+    pytest.importorskip("jax_privacy")
+    from dp_accounting import rdp
+    from jax_privacy.experimental.accounting import amplified_bandmf_event
+
+    from gaussdp.interop import from_dp_event
+
+    for sigma, steps, bands, q in [(1.0, 1000, 4, 0.05), (0.8, 2001, 16, 0.2)]:
+        run = gaussdp.AmplifiedBandMF(sigma, steps, bands, q)
+        event = amplified_bandmf_event(sigma, steps, num_bands=bands, sampling_prob=q)
+        assert from_dp_event(event) == run.expand()
+        accounting = gaussdp.account(run)
+        lower, upper = accounting.epsilon_bounds(1e-6)
+        accountant = rdp.RdpAccountant()
+        accountant.compose(event)
+        assert lower <= upper < accountant.get_epsilon(1e-6)
+        assert gaussdp.account(run.expand()).epsilon(1e-6) == accounting.epsilon(1e-6)
+
+
+def test_amplified_bandmf_preconditions_refused_in_one_line():
+    c = mx.square_root_toeplitz_coefficients(8)
+    unit = c / np.linalg.norm(c)
+    gaussdp.AmplifiedBandMF(1.0, 100, 8, 0.1, strategy=mx.banded(unit, 8, n=100))  # accepted
+    cases = [
+        (mx.banded(unit, 8, n=100), 16, 99, r"^strategy must have n = steps = 99 columns, got n"),
+        (mx.square_root_toeplitz(100), 8, 100, r"^strategy must be 8-banded .* with 100 bands$"),
+        (mx.tree(100), 8, 100, r"^strategy must be 8-banded .* an unbounded number of bands$"),
+        (mx.banded(c, 8, n=100), 8, 100, r"^strategy must have columns of norm at most 1"),
+    ]
+    for strategy, bands, steps, pattern in cases:
+        with pytest.raises(InvalidParameterError, match=pattern) as info:
+            gaussdp.AmplifiedBandMF(1.0, steps, bands, 0.1, strategy=strategy)
+        assert "\n" not in str(info.value)
+    with pytest.raises(InvalidParameterError, match=r"^bands must be an integer >= 1, got 0$"):
+        gaussdp.AmplifiedBandMF(1.0, 100, 0, 0.1)
+    run = gaussdp.AmplifiedBandMF(1.0, 100, 8, 0.1, strategy=mx.banded(unit, 8, n=100))
+    assert loads(dumps(run)).mechanism == run
+    assert loads(dumps(gaussdp.AmplifiedBandMF(1.0, 100, 8, 0.1))).mechanism.strategy is None

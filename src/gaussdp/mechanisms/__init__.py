@@ -78,7 +78,7 @@ from __future__ import annotations
 from gaussdp.mechanisms.base import Mechanism
 from gaussdp.mechanisms.combinators import Composition, Group, Parallel, Repeated
 from gaussdp.mechanisms.guarantees import GDP, ZCDP, NoiseEquation, Profile, RenyiDP
-from gaussdp.mechanisms.matrix import MatrixMechanism
+from gaussdp.mechanisms.matrix import AmplifiedBandMF, MatrixMechanism
 from gaussdp.mechanisms.neighbouring import Neighbouring, validate_neighbouring
 from gaussdp.mechanisms.noise import (
     ApproxDP,
@@ -104,6 +104,7 @@ __all__ = [
     "DPSGD",
     "GDP",
     "ZCDP",
+    "AmplifiedBandMF",
     "ApproxDP",
     "Composition",
     "DiscreteGaussian",
