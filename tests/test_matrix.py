@@ -692,3 +692,23 @@ def test_amplified_bandmf_preconditions_refused_in_one_line():
     run = gaussdp.AmplifiedBandMF(1.0, 100, 8, 0.1, strategy=mx.banded(unit, 8, n=100))
     assert loads(dumps(run)).mechanism == run
     assert loads(dumps(gaussdp.AmplifiedBandMF(1.0, 100, 8, 0.1))).mechanism.strategy is None
+
+
+def test_tree_aggregation_event_read_from_dp_accounting():
+    dp_accounting = pytest.importorskip("dp_accounting")
+    from dp_accounting import rdp
+
+    from gaussdp.interop import from_dp_event
+
+    event = dp_accounting.SingleEpochTreeAggregationDpEvent(3.0, [100, 1000, 7])
+    mechanism = from_dp_event(event)
+    assert mechanism == MatrixMechanism(mx.tree(1000), 3.0, mx.SingleParticipation())
+    assert mechanism.mu == pytest.approx(math.sqrt(10) / 3.0)
+    twice = from_dp_event(dp_accounting.SelfComposedDpEvent(event, 2))
+    accountant = rdp.RdpAccountant(
+        neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_SPECIAL
+    )
+    accountant.compose(dp_accounting.SelfComposedDpEvent(event, 2))
+    ours = gaussdp.account(twice)
+    assert ours.mu == pytest.approx(math.sqrt(2) * math.sqrt(10) / 3.0, rel=1e-14)
+    assert float(ours.epsilon(1e-6)) < accountant.get_epsilon(1e-6)
