@@ -712,3 +712,23 @@ def test_tree_aggregation_event_read_from_dp_accounting():
     ours = gaussdp.account(twice)
     assert ours.mu == pytest.approx(math.sqrt(2) * math.sqrt(10) / 3.0, rel=1e-14)
     assert float(ours.epsilon(1e-6)) < accountant.get_epsilon(1e-6)
+
+
+def test_sweep_over_the_noise_multiplier(tmp_path):
+    from click.testing import CliRunner
+
+    from gaussdp.cli import cli
+
+    path = tmp_path / "sweep.toml"
+    path.write_text(
+        '[sweep]\ndeltas = [1e-5]\nreport = true\n[[mechanism]]\ntype = "matrix"\n'
+        'strategy = { name = "tree", n = 1023 }\nnoise_multiplier = [2.0, 4.0]\n'
+        "participation = {}\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(cli, ["sweep", str(path)])
+    assert result.exit_code == 0, result.output
+    rows = [line.split(",") for line in result.output.strip().splitlines()]
+    header, body = rows[0], rows[1:]
+    mus = [float(row[header.index("mu")]) for row in body]
+    assert mus == pytest.approx([math.sqrt(10) / 2, math.sqrt(10) / 4], rel=1e-12)
