@@ -70,6 +70,8 @@ EXHAUSTIVE_PATTERNS = 200_000
 # Relative slack under which an upper bound counts as attained (floating-point sums of the
 # same non-negative terms in different orders differ by a few ulps per term).
 _ATTAINED = 1e-12
+# Rows of |G| handed to the dynamic program at once (bounds its working memory).
+_ROWS_AT_ONCE = 256
 # The most entries of the 0/1 pattern matrix built for an exhaustive search.
 _EXHAUSTIVE_ENTRIES = 20_000_000
 
@@ -275,21 +277,25 @@ def _min_separation(strategy: Strategy, b: int, k: int) -> Sensitivity:
         )
         return Sensitivity(value, True, method, value)
 
-    gram = strategy.gram()
-    distance = np.abs(np.subtract.outer(np.arange(n), np.arange(n)))
-    reachable = (distance >= b) | (distance == 0)
-    gram = np.where(reachable, gram, 0.0)  # pairs no pattern holds
+    gram = strategy.gram()  # a new array (never the strategy's own): changed in place below
+    if not gram.flags.writeable:  # pragma: no cover - gram() builds a new array
+        gram = gram.copy()
+    diagonal = np.diag(gram).copy()
+    for offset in range(1, min(b, n)):  # pairs no pattern holds: two steps under b apart
+        rows = np.arange(n - offset)
+        gram[rows, rows + offset] = 0.0
+        gram[rows + offset, rows] = 0.0
     nonnegative = not np.any(gram < 0)
     # G zero between steps b or more apart (any signs): only the diagonal counts
-    if not np.any(np.where(distance >= b, gram, 0.0)):
-        value = math.sqrt(float(linear_max(np.diag(gram), b, k)))
+    far = (np.any(np.triu(gram[s : s + _ROWS_AT_ONCE], b + s)) for s in range(0, n, _ROWS_AT_ONCE))
+    if not any(far):
+        value = math.sqrt(float(linear_max(diagonal, b, k)))
         method = (
             f"{spacing}: CᵀC vanishes between steps a pattern holds, Δ² = the largest sum of "
             "squared column norms over patterns, by dynamic programming (exact; "
             "arXiv 2306.08153)"
         )
         return Sensitivity(value, True, method, value)
-    absolute = np.abs(gram)
     spaced = _spaced(n, b, k)
     lower_sq = float(_pattern_values(gram, spaced).max()) if spaced.size else 0.0
 
@@ -297,7 +303,7 @@ def _min_separation(strategy: Strategy, b: int, k: int) -> Sensitivity:
     if count <= EXHAUSTIVE_PATTERNS and count * n <= _EXHAUSTIVE_ENTRIES:
         count = int(count)
         patterns = _all_patterns(n, b, k)
-        values = np.einsum("pi,ij,pj->p", patterns, absolute, patterns)
+        values = np.einsum("pi,ij,pj->p", patterns, np.abs(gram), patterns)
         value = math.sqrt(float(values.max()))
         if nonnegative:
             method = (
@@ -321,7 +327,13 @@ def _min_separation(strategy: Strategy, b: int, k: int) -> Sensitivity:
         )
         return Sensitivity(value, False, method, lower)
 
-    rows = linear_max(absolute, b, k)
+    absolute = np.abs(gram, out=gram)  # the signed values are no longer needed
+    rows = np.concatenate(
+        [
+            linear_max(absolute[start : start + _ROWS_AT_ONCE], b, k)
+            for start in range(0, n, _ROWS_AT_ONCE)
+        ]
+    )
     upper_sq = float(linear_max(rows, b, k))
     value = math.sqrt(upper_sq)
     if nonnegative and upper_sq <= lower_sq * (1.0 + _ATTAINED):

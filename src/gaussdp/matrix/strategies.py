@@ -52,8 +52,9 @@ __all__ = [
     "tree",
 ]
 
-#: The largest dense n × n float64 array (matrix or Gram matrix) a strategy builds: 2 GiB.
-MAX_DENSE_BYTES = 2 * 1024**3
+#: The largest dense n × n float64 array (matrix or Gram matrix) a strategy builds: 1 GiB
+#: (n ≤ 11,585); the sensitivity's working memory is a few times that.
+MAX_DENSE_BYTES = 1024**3
 
 _NAMES = ("identity", "prefix_sum", "tree", "toeplitz", "square_root_toeplitz", "banded", "dense")
 

@@ -30,7 +30,7 @@ from gaussdp.mechanisms.training import DPSGD
 __all__ = ["AmplifiedBandMF", "MatrixMechanism"]
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=16)
 def _sensitivity(strategy: Strategy, participation: Participation) -> Sensitivity:
     return sensitivity(strategy, participation)
 
