@@ -27,7 +27,7 @@ from gaussdp.matrix.participation import (
     SingleParticipation,
     participation_from_dict,
 )
-from gaussdp.matrix.sensitivity import Sensitivity, sensitivity
+from gaussdp.matrix.sensitivities import Sensitivity, sensitivity
 from gaussdp.matrix.strategies import (
     MAX_DENSE_BYTES,
     Strategy,
