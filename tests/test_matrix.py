@@ -736,3 +736,17 @@ def test_sweep_over_the_noise_multiplier(tmp_path):
     assert set(mus) == {2.0, 4.0}
     for sigma, mu in mus.items():  # rows in any order
         assert mu == pytest.approx(math.sqrt(10) / sigma, rel=1e-12)
+
+
+def test_linear_max_against_every_pattern():
+    from gaussdp.matrix.sensitivities import linear_max
+
+    rng = np.random.default_rng(9)
+    for _ in range(60):
+        n = int(rng.integers(1, 10))
+        separation, k = int(rng.integers(1, 4)), int(rng.integers(1, 5))
+        weights = rng.normal(size=(3, n))
+        result = linear_max(weights, separation, k)
+        for row, value in zip(weights, result, strict=True):
+            best = max([0.0] + [row[list(p)].sum() for p in _min_sep_patterns(n, separation, k)])
+            assert value == pytest.approx(best, abs=1e-12)

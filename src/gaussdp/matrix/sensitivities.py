@@ -119,6 +119,9 @@ def linear_max(weights: np.ndarray, separation: int, participations: int) -> np.
     """
     weights = np.asarray(weights, dtype=float)
     n = weights.shape[-1]
+    if separation == 1:  # no separation: the k largest positive entries, O(n log n)
+        top = -np.sort(-weights, axis=-1)[..., :participations]
+        return np.maximum(top, 0.0).sum(axis=-1)
     best = np.zeros((*weights.shape[:-1], n + separation))
     for _ in range(participations):
         best[..., :n] = weights + best[..., separation : separation + n]
@@ -149,7 +152,8 @@ def _count_patterns(n: int, separation: int, participations: int) -> float:
     for _ in range(participations):
         shifted = np.zeros(n + separation)
         shifted[:n] = previous[separation : separation + n]
-        current = np.cumsum(shifted[::-1])[::-1]
+        with np.errstate(over="ignore"):  # an overflow to inf only says "too many"
+            current = np.cumsum(shifted[::-1])[::-1]
         total += float(current[0])
         previous = current
     return total
