@@ -221,6 +221,7 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("plot", ("gaussdp.plot",)),
     ("gdp", ("gaussdp.gdp",)),
     ("mechanisms", ("gaussdp.mechanisms",)),
+    ("matrix", ("gaussdp.matrix",)),
     ("_numerics, _validation", ("gaussdp._numerics", "gaussdp._validation")),
 )
 

@@ -32,6 +32,7 @@ DOCS = ROOT / "docs"
 PUBLIC_MODULES = (
     "gdp",
     "mechanisms",
+    "matrix",
     "accountant",
     "curves",
     "clt",

@@ -135,8 +135,8 @@ def test_sampling_without_replacement_under_replace():
             r"^event\.events\[1\]: SampledWithReplacementDpEvent is not supported",
         ),
         (
-            E.SelfComposedDpEvent(E.SingleEpochTreeAggregationDpEvent(1.0, [4]), 2),
-            r"^event\.event: SingleEpochTreeAggregationDpEvent is not supported",
+            E.SelfComposedDpEvent(E.TruncatedSubsampledGaussianDpEvent(100, 0.1, 20, 1.0), 2),
+            r"^event\.event: TruncatedSubsampledGaussianDpEvent is not supported",
         ),
         ("gaussian", "expected a dp_accounting DpEvent, got str"),
     ],

@@ -325,7 +325,7 @@ def test_from_dict_fills_defaults_and_applies_repeat():
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"sigma": 1}, "type is missing; known types: approx_dp, composition, "),
+        ({"sigma": 1}, "type is missing; known types: amplified_bandmf, approx_dp, "),
         ({"type": "gausian", "sigma": 1}, "type: unknown mechanism type 'gausian' (did you mean"),
         ({"type": 3}, "type must be a string, got int 3"),
         ({"type": "gaussian"}, "sigma is missing (required for type 'gaussian')"),
@@ -530,8 +530,9 @@ BAD_FILES = [
     (
         GOOD_ENTRY + '[[mechanism]]\ntype = "gausian"\nsigma = 1\n',
         r"mechanism\[1\]\.type: unknown mechanism type 'gausian' \(did you mean 'gaussian'\?\); "
-        r"known types: approx_dp, composition, discrete_gaussian, dpsgd, gaussian, gdp, group, "
-        r"laplace, parallel, poisson_subsampled, pure_dp, randomized_response, renyi_dp, "
+        r"known types: amplified_bandmf, approx_dp, composition, discrete_gaussian, dpsgd, "
+        r"gaussian, gdp, group, "
+        r"laplace, matrix, parallel, poisson_subsampled, pure_dp, randomized_response, renyi_dp, "
         r"repeated, subsampled_without_replacement, zcdp$",
     ),
     ("[[mechanism]]\nsigma = 1\n", r"mechanism\[0\]\.type is missing; known types: "),

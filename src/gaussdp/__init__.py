@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from gaussdp import gdp, mechanisms
+from gaussdp import gdp, matrix, mechanisms
 from gaussdp._validation import InvalidParameterError
 from gaussdp.accountant import Accounting, AccuracyWarning, account
 from gaussdp.gdp import GaussianDP
@@ -19,12 +19,14 @@ from gaussdp.mechanisms import (
     DPSGD,
     GDP,
     ZCDP,
+    AmplifiedBandMF,
     ApproxDP,
     Composition,
     DiscreteGaussian,
     Gaussian,
     Group,
     Laplace,
+    MatrixMechanism,
     Mechanism,
     Neighbouring,
     NoiseEquation,
@@ -91,6 +93,7 @@ __all__ = [
     "ZCDP",
     "Accounting",
     "AccuracyWarning",
+    "AmplifiedBandMF",
     "ApproxDP",
     "Composition",
     "DiscreteGaussian",
@@ -100,6 +103,7 @@ __all__ = [
     "Group",
     "InvalidParameterError",
     "Laplace",
+    "MatrixMechanism",
     "Mechanism",
     "Neighbouring",
     "NoiseEquation",
@@ -126,6 +130,7 @@ __all__ = [
     "gdpt",
     "interop",
     "load",
+    "matrix",
     "mechanisms",
     "rdp",
     "report",

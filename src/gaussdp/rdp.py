@@ -162,8 +162,8 @@ def renyi_epsilons(mechanism, orders=DEFAULT_ORDERS, *, neighbouring=None) -> np
 
 
 def _renyi(mechanism, orders: np.ndarray, factor: float, neighbouring) -> np.ndarray:
-    if isinstance(mechanism, m.DPSGD):
-        return _renyi(mechanism.expand(), orders, factor, neighbouring)
+    if isinstance(mechanism, m.Mechanism) and mechanism.expand() is not None:
+        return _renyi(mechanism.expand(), orders, factor, neighbouring)  # DP-SGD, matrix
     if isinstance(mechanism, m.Composition):
         return sum(_renyi(part, orders, factor, neighbouring) for part in mechanism.mechanisms)
     if isinstance(mechanism, m.Repeated):

@@ -65,6 +65,7 @@ True
 """
 
 from gaussdp.calibrate.dpsgd import noise_multiplier
+from gaussdp.calibrate.matrix import matrix_noise_multiplier
 from gaussdp.calibrate.search import (
     DEFAULT_COARSE_GRID_SPACING,  # noqa: F401  (gaussdp.calibrate.DEFAULT_*)
     DEFAULT_RTOL,  # noqa: F401
@@ -93,6 +94,7 @@ __all__ = [
     "TPRAtFPR",
     "Target",
     "as_target",
+    "matrix_noise_multiplier",
     "noise_multiplier",
     "parameter",
     "tpr_upper",

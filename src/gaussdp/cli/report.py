@@ -1,6 +1,7 @@
 """``gaussdp report``: a mechanism's privacy as μ-GDP, with regret, tail and tier.
 
 gaussdp report dpsgd --noise-multiplier 9.4 --sampling-probability 0.32768 --steps 2000
+gaussdp report matrix --strategy tree --steps 1024 --noise-multiplier 4 --epochs 4
 gaussdp report examples/census_topdown.toml --format html --output census.html
 """
 
@@ -45,14 +46,70 @@ def _check_output(path: str | None) -> None:
         raise click.ClickException(f"cannot write the report to {path!r}: permission denied")
 
 
-def _target(target, noise_multiplier, sampling_probability, steps, neighbouring):
+_STRATEGIES = ("identity", "prefix_sum", "tree", "square_root_toeplitz")
+
+
+def _matrix(noise_multiplier, steps, matrix_options):
+    """The matrix mechanism of ``gaussdp report matrix``."""
+    from gaussdp import matrix
+
+    strategy_name = matrix_options["--strategy"]
+    missing = [
+        name
+        for name, value in (
+            ("--strategy", strategy_name),
+            ("--steps", steps),
+            ("--noise-multiplier", noise_multiplier),
+        )
+        if value is None
+    ]
+    if missing:
+        raise click.UsageError(f"report matrix needs {', '.join(missing)}")
+    separation = matrix_options["--min-separation"]
+    participations = matrix_options["--max-participations"]
+    epochs = matrix_options["--epochs"]
+    bands = matrix_options["--bands"]
+    if (separation is None) != (participations is None):
+        raise click.UsageError("--min-separation and --max-participations go together")
+    if epochs is not None and separation is not None:
+        raise click.UsageError("give --epochs or --min-separation/--max-participations, not both")
+    if bands is not None and strategy_name != "square_root_toeplitz":
+        raise click.UsageError("--bands applies to --strategy square_root_toeplitz only")
+    if epochs is not None:
+        participation = matrix.FixedEpochs(epochs)
+    elif separation is not None:
+        participation = matrix.MinSeparation(separation, participations)
+    else:
+        participation = matrix.SingleParticipation()
+    if strategy_name == "square_root_toeplitz":
+        strategy = matrix.square_root_toeplitz(steps, bands=bands)
+    else:
+        strategy = getattr(matrix, strategy_name)(steps)
+    return mechanisms.MatrixMechanism(strategy, noise_multiplier, participation)
+
+
+def _target(
+    target, noise_multiplier, sampling_probability, steps, neighbouring, matrix_options=None
+):
     """(mechanism or pipeline, neighbouring, title) from the command line."""
     dpsgd_options = {
         "--noise-multiplier": noise_multiplier,
         "--sampling-probability": sampling_probability,
         "--steps": steps,
     }
+    matrix_options = matrix_options or {}
     relation = None if neighbouring is None else mechanisms.Neighbouring(neighbouring.lower())
+    given_matrix = [name for name, value in matrix_options.items() if value is not None]
+    if target.lower() == "matrix" and not os.path.exists(target):
+        if sampling_probability is not None:
+            raise click.UsageError(
+                "--sampling-probability does not apply to 'gaussdp report matrix' "
+                "(no amplification by sampling is claimed)"
+            )
+        mechanism = _matrix(noise_multiplier, steps, matrix_options)
+        return mechanism, relation, mechanism.describe()
+    if given_matrix:
+        raise click.UsageError(f"{', '.join(given_matrix)} only apply to 'gaussdp report matrix'")
     if target.lower() == "dpsgd" and not os.path.exists(target):
         missing = [name for name, value in dpsgd_options.items() if value is None]
         if missing:
@@ -74,7 +131,21 @@ def _target(target, noise_multiplier, sampling_probability, steps, neighbouring)
 @click.option(
     "--sampling-probability", type=float, default=None, help="DP-SGD: Poisson sampling rate q."
 )
-@click.option("--steps", type=int, default=None, help="DP-SGD: number of steps T.")
+@click.option("--steps", type=int, default=None, help="DP-SGD, matrix: number of steps T.")
+@click.option(
+    "--strategy",
+    type=click.Choice(_STRATEGIES),
+    default=None,
+    help="matrix: the strategy C (a pipeline file takes any, dense ones included).",
+)
+@click.option("--bands", type=int, default=None, help="matrix: bands of square_root_toeplitz.")
+@click.option(
+    "--min-separation", type=int, default=None, help="matrix: steps between participations, b."
+)
+@click.option(
+    "--max-participations", type=int, default=None, help="matrix: participations per record, k."
+)
+@click.option("--epochs", type=int, default=None, help="matrix: k fixed epochs (k divides T).")
 @click.option(
     "--delta",
     "deltas",
@@ -112,6 +183,11 @@ def report(
     noise_multiplier,
     sampling_probability,
     steps,
+    strategy,
+    bands,
+    min_separation,
+    max_participations,
+    epochs,
     deltas,
     delta_tail,
     neighbouring,
@@ -122,13 +198,17 @@ def report(
     """Report privacy as μ-GDP: tight μ, regret, where μ stops holding, Tier I / II.
 
     TARGET is ``dpsgd`` (with --noise-multiplier, --sampling-probability and
-    --steps) or a pipeline file (TOML, see docs/mechanisms.md). μ is certified
+    --steps), ``matrix`` (a matrix mechanism: --strategy, --steps,
+    --noise-multiplier, and --min-separation with --max-participations, or
+    --epochs, or neither for one participation; see docs/matrix.md) or a
+    pipeline file (TOML, see docs/mechanisms.md). μ is certified
     ("μ-GDP except with probability δ_tail", δ_tail = --delta-tail, default
     1e-10), with a table of μ by δ_tail; ε is given at each --delta as upper
     and lower bounds.
 
     \b
     gaussdp report dpsgd --noise-multiplier 9.4 --sampling-probability 0.32768 --steps 2000
+    gaussdp report matrix --strategy tree --steps 1024 --noise-multiplier 4 --epochs 4
     gaussdp report examples/census_topdown.toml --format html --output census.html
     """
     from gaussdp.report import DEFAULT_DELTAS
@@ -138,8 +218,15 @@ def report(
     if delta_tail is not None and not 0.0 < delta_tail < 1.0:  # also NaN
         raise InvalidParameterError(f"delta_tail must be in (0, 1), got {delta_tail!r}")
     _check_output(output)
+    matrix_options = {
+        "--strategy": strategy,
+        "--bands": bands,
+        "--min-separation": min_separation,
+        "--max-participations": max_participations,
+        "--epochs": epochs,
+    }
     mechanism, relation, title = _target(
-        target, noise_multiplier, sampling_probability, steps, neighbouring
+        target, noise_multiplier, sampling_probability, steps, neighbouring, matrix_options
     )
     options = {} if accuracy is None else {"accuracy": accuracy}
     with Progress() as progress:

@@ -25,10 +25,17 @@ DpEvent                                    gaussdp description
                                            inner Gaussian σ is per replace-one sensitivity)
 ``SelfComposedDpEvent(e, T)``              ``Repeated(e', T)`` (sampled Gaussian: ``DPSGD``)
 ``ComposedDpEvent([...])``                 ``Composition([...])``
+``SingleEpochTreeAggregationDpEvent``      ``MatrixMechanism(tree(max T_i), σ,
+``(σ, [T_1, …])``                          SingleParticipation())``: the trees are
+                                           restarted and each record is in one of them, so
+                                           the run is one Gaussian with the largest tree's
+                                           column norm √⌈log₂(max T_i + 1)⌉ (exact; dp_accounting
+                                           accounts it by Rényi DP under REPLACE_SPECIAL,
+                                           which is gaussdp's add/remove)
 ========================================  ====================================================
 
 Every other event (``UnsupportedDpEvent``, ``SampledWithReplacementDpEvent``,
-``SingleEpochTreeAggregationDpEvent``, ``RepeatAndSelectDpEvent``,
+``RepeatAndSelectDpEvent``,
 ``MixtureOfGaussiansDpEvent``, ``TruncatedSubsampledGaussianDpEvent``, …)
 raises :class:`UnsupportedEventError` naming it and where it sits in the
 tree. dp_accounting's neighbouring relation is a property of its
@@ -42,6 +49,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from gaussdp import matrix
 from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError
 
@@ -56,7 +64,8 @@ _NON_PRIVATE = m.ApproxDP(0.0, 1.0)
 _SUPPORTED = (
     "NoOpDpEvent, NonPrivateDpEvent, GaussianDpEvent, LaplaceDpEvent, DiscreteLaplaceDpEvent, "
     "EpsilonDeltaDpEvent, RandomizedResponseDpEvent, ZCDpEvent, PoissonSampledDpEvent, "
-    "SampledWithoutReplacementDpEvent, SelfComposedDpEvent, ComposedDpEvent"
+    "SampledWithoutReplacementDpEvent, SelfComposedDpEvent, ComposedDpEvent, "
+    "SingleEpochTreeAggregationDpEvent"
 )
 # Orders used for a (ξ, ρ)-zCDP event with ξ > 0.
 _ZCDP_ORDERS = tuple([1.25, 1.5, 1.75, *range(2, 65), 80, 96, 128, 192, 256, 512, 1024])
@@ -148,6 +157,21 @@ def _convert(event: Any, where: str, replace_sensitivity: bool = False) -> m.Mec
         ):
             return m.DPSGD(inner.mechanism.sigma, inner.sampling_probability, count)
         return inner if count == 1 else m.Repeated(inner, count)
+    if kind == "SingleEpochTreeAggregationDpEvent":
+        sigma = float(_field(event, "noise_multiplier", where))
+        counts = _field(event, "step_counts", where)
+        counts = [counts] if isinstance(counts, (int, float)) else list(counts)
+        if not counts or any(int(c) != c or c < 0 for c in counts):
+            raise InvalidParameterError(
+                f"{where}: SingleEpochTreeAggregationDpEvent needs step_counts, non-negative "
+                f"integers, at least one of them, got {counts!r}"
+            )
+        steps = int(max(counts))
+        if steps == 0:
+            return None
+        if sigma == 0:
+            return _NON_PRIVATE
+        return m.MatrixMechanism(matrix.tree(steps), sigma, matrix.SingleParticipation())
     if kind == "ComposedDpEvent":
         events = _field(event, "events", where)
         parts = [

@@ -43,6 +43,13 @@ Transformers
 :class:`Composition`, :class:`Repeated`, and :class:`DPSGD` (the common case,
 ``steps`` rounds of a Poisson-subsampled Gaussian).
 
+Matrix mechanisms
+-----------------
+:class:`MatrixMechanism` (DP-FTRL, tree aggregation, Toeplitz and banded
+strategies from :mod:`gaussdp.matrix`: exactly one Gaussian mechanism) and
+:class:`AmplifiedBandMF` (banded strategies with cyclic Poisson sampling). Like
+DP-SGD they are exactly another description, :meth:`Mechanism.expand`.
+
 Every description converts to a JSON/TOML-friendly dict (:meth:`Mechanism.to_dict`,
 inverted by :func:`from_dict`) and reads as one line (``str(m)`` /
 :meth:`Mechanism.describe`). A whole pipeline — a mechanism plus its
@@ -52,8 +59,8 @@ documented in ``docs/mechanisms.md``.
 
 Where things are: the descriptions live by family in
 :mod:`~gaussdp.mechanisms.noise`, :mod:`~gaussdp.mechanisms.sampling`,
-:mod:`~gaussdp.mechanisms.combinators`, :mod:`~gaussdp.mechanisms.training` and
-:mod:`~gaussdp.mechanisms.guarantees`, on the base class of
+:mod:`~gaussdp.mechanisms.combinators`, :mod:`~gaussdp.mechanisms.training`,
+:mod:`~gaussdp.mechanisms.matrix` and :mod:`~gaussdp.mechanisms.guarantees`, on the base class of
 :mod:`~gaussdp.mechanisms.base`; the neighbouring relations in
 :mod:`~gaussdp.mechanisms.neighbouring`; pipeline files in
 :mod:`~gaussdp.mechanisms.pipeline`. Every name is also ``gaussdp.mechanisms.X``.
@@ -78,6 +85,7 @@ from __future__ import annotations
 from gaussdp.mechanisms.base import Mechanism
 from gaussdp.mechanisms.combinators import Composition, Group, Parallel, Repeated
 from gaussdp.mechanisms.guarantees import GDP, ZCDP, NoiseEquation, Profile, RenyiDP
+from gaussdp.mechanisms.matrix import AmplifiedBandMF, MatrixMechanism
 from gaussdp.mechanisms.neighbouring import Neighbouring, validate_neighbouring
 from gaussdp.mechanisms.noise import (
     ApproxDP,
@@ -103,12 +111,14 @@ __all__ = [
     "DPSGD",
     "GDP",
     "ZCDP",
+    "AmplifiedBandMF",
     "ApproxDP",
     "Composition",
     "DiscreteGaussian",
     "Gaussian",
     "Group",
     "Laplace",
+    "MatrixMechanism",
     "Mechanism",
     "Neighbouring",
     "NoiseEquation",

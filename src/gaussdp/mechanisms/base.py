@@ -145,6 +145,18 @@ class Mechanism:
         """The mechanisms this one is built from (for walking a description)."""
         return ()
 
+    def expand(self) -> Mechanism | None:
+        """The description this one is exactly equal to, in other descriptions; None if none.
+
+        A description that is exactly another one (DP-SGD is a repeated
+        Poisson-subsampled Gaussian; a matrix mechanism is one Gaussian
+        mechanism) returns it here, and everything that reads descriptions
+        (the leaves the accountant composes, the RDP view, the report's tail
+        limit, groups) reads the expansion in its place. None (the default)
+        means the description is a building block in its own right.
+        """
+        return None
+
     def __str__(self) -> str:
         return self.describe()
 

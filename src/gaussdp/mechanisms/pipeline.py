@@ -228,6 +228,11 @@ def parse_entry(entry: Any, path: str) -> Mechanism:
                 )
         elif kind == "mechanism":
             value = parse_entry(value, place)
+        elif kind == "table":  # checked by the class (a matrix strategy, a participation)
+            if not isinstance(value, (Mapping, str)):
+                raise InvalidParameterError(
+                    f"{place} must be a table, got {_describe_type(value)} {value!r}"
+                )
         else:  # "mechanisms"
             if not isinstance(value, (list, tuple)):
                 raise InvalidParameterError(
@@ -335,7 +340,8 @@ def entry_fields(type_name: Any) -> dict[str, str]:
     """The keys a mechanism table of ``type_name`` may hold, with their kinds.
 
     Kinds are ``"real"``, ``"integer"``, ``"reals"``, ``"mechanism"`` (a nested
-    table) and ``"mechanisms"`` (an array of tables); every table may also hold
+    table), ``"mechanisms"`` (an array of tables) and ``"table"`` (a table the
+    class reads itself: a matrix mechanism's strategy and participation); every table may also hold
     ``repeat`` (an integer). An unknown type has only ``repeat``.
 
     Examples

@@ -270,7 +270,7 @@ def expand_group(group: m.Group) -> m.Mechanism:
         return inner
     if isinstance(inner, m.Group):
         return expand_group(m.Group(inner.mechanism, k * inner.group_size))
-    if isinstance(inner, m.DPSGD):
+    if inner.expand() is not None:  # DP-SGD, a matrix mechanism: exactly another description
         inner = inner.expand()
     if isinstance(inner, m.Composition):
         return m.Composition([expand_group(m.Group(part, k)) for part in inner.mechanisms])

@@ -1,7 +1,8 @@
 """Reading a description: the leaves the accountant composes, with their counts.
 
 A description (:mod:`gaussdp.mechanisms`) is a tree; what is composed is its
-leaves. :func:`leaves` walks the tree — DP-SGD expanded, compositions opened,
+leaves. :func:`leaves` walks the tree — descriptions that are exactly another
+one expanded (:meth:`Mechanism.expand`: DP-SGD, the matrix mechanism), compositions opened,
 repetitions counted, groups pushed inwards (:func:`gaussdp.pld.guarantees.expand_group`)
 — rewrites the leaves exactly (:func:`gaussdp.pld.guarantees.simplify_leaves`:
 GDP as a Gaussian, Rényi guarantees added) and drops those that reveal nothing
@@ -21,8 +22,9 @@ __all__ = ["leaves"]
 
 
 def _walk(mechanism: m.Mechanism, times: int, out: dict[m.Mechanism, int]) -> None:
-    if isinstance(mechanism, m.DPSGD):
-        _walk(mechanism.expand(), times, out)
+    expanded = mechanism.expand() if isinstance(mechanism, m.Mechanism) else None
+    if expanded is not None:  # DP-SGD, a matrix mechanism: exactly another description
+        _walk(expanded, times, out)
     elif isinstance(mechanism, m.Composition):
         for part in mechanism.mechanisms:
             _walk(part, times, out)

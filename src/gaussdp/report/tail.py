@@ -62,7 +62,7 @@ __all__ = ["tail_mu"]
 
 def _tail(mechanism: m.Mechanism, neighbouring: m.Neighbouring) -> float | None:
     replace = neighbouring is m.Neighbouring.REPLACE
-    if isinstance(mechanism, m.DPSGD):
+    if isinstance(mechanism, m.Mechanism) and mechanism.expand() is not None:  # DP-SGD, matrix
         return _tail(mechanism.expand(), neighbouring)
     if isinstance(mechanism, (m.Gaussian, m.DiscreteGaussian)):
         if mechanism.sensitivity == 0 or math.isinf(mechanism.sigma):
