@@ -130,7 +130,8 @@ def test_identity_under_fixed_epochs_is_root_k(epochs):
 @pytest.mark.parametrize("n", [1, 4, 100, 10_000])
 def test_prefix_sum_single_participation_is_root_n(n):
     result = mx.sensitivity(mx.prefix_sum(n), mx.SingleParticipation())
-    assert result.exact and result.value == pytest.approx(math.sqrt(n), rel=1e-13)
+    # rounded up by at most (n + 5)u: never below the closed form
+    assert result.exact and math.sqrt(n) <= result.value <= math.sqrt(n) * (1 + 3e-12)
 
 
 @pytest.mark.parametrize(("n", "separation", "k"), [(9, 3, 3), (100, 10, 4), (1000, 64, 16)])
@@ -138,7 +139,7 @@ def test_prefix_sum_under_min_separation_closed_form(n, separation, k):
     # participations at 0, b, ..., (k-1)b: row r of C u counts those ≤ r
     expected = sum(min(r // separation + 1, k) ** 2 for r in range(n))
     result = mx.sensitivity(mx.prefix_sum(n), mx.MinSeparation(separation, k))
-    assert result.exact and result.value**2 == pytest.approx(expected, rel=1e-13)
+    assert result.exact and expected <= result.value**2 <= expected * (1 + 1e-12)
 
 
 def test_square_root_coefficients_match_mpmath_and_square_to_prefix_sums():
@@ -300,7 +301,7 @@ def test_against_jax_privacy_toeplitz_and_banded(jax_privacy_sensitivity):
         coefficients = mx.square_root_toeplitz_coefficients(n)
         ours = mx.sensitivity(mx.square_root_toeplitz(n), mx.MinSeparation(separation, k))
         theirs = float(jt.minsep_sensitivity_squared(coefficients, separation, k, n=n))
-        assert ours.exact and ours.value**2 == pytest.approx(theirs, rel=1e-12)
+        assert ours.exact and ours.value**2 == pytest.approx(theirs, rel=1e-11)
     rng = np.random.default_rng(3)
     matrix = np.tril(rng.normal(size=(80, 80)))
     strategy = mx.banded(matrix, 5)

@@ -49,10 +49,11 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from gaussdp._numerics import UNIT_ROUNDOFF
 from gaussdp._validation import InvalidParameterError
 from gaussdp.matrix.participation import (
     FixedEpochs,
@@ -83,8 +84,9 @@ class Sensitivity:
     Attributes
     ----------
     value : float
-        Δ, exact (``exact=True``, up to floating-point rounding) or an upper
-        bound on it (``exact=False``): never below the true sensitivity.
+        Δ, exact (``exact=True``, up to floating-point rounding, which is
+        rounded up: see :func:`sensitivity`) or an upper bound on it
+        (``exact=False``): never below the true sensitivity.
     exact : bool
         Whether a theorem makes ``value`` the sensitivity itself.
     method : str
@@ -387,11 +389,11 @@ def sensitivity(strategy: Strategy, participation: Participation) -> Sensitivity
     Examples
     --------
     >>> from gaussdp.matrix import MinSeparation, identity, prefix_sum, tree
-    >>> sensitivity(identity(100), MinSeparation(10, 4)).value
+    >>> round(sensitivity(identity(100), MinSeparation(10, 4)).value, 12)  # rounded up: 2 + 5e-14
     2.0
     >>> s = sensitivity(tree(1023), SingleParticipation())
-    >>> s.value ** 2, s.exact
-    (10.000000000000002, True)
+    >>> round(s.value ** 2, 12), s.exact
+    (10.0, True)
     >>> round(sensitivity(prefix_sum(9), MinSeparation(3, 3)).value ** 2, 9)   # 1+1+1+4+4+4+9+9+9
     42.0
     """
@@ -408,16 +410,34 @@ def sensitivity(strategy: Strategy, participation: Participation) -> Sensitivity
     n = strategy.n
     participation.check(n)
     if isinstance(participation, SingleParticipation):
-        return _single(strategy, "single participation")
+        return _rounded_up(_single(strategy, "single participation"), n, 1)
     if isinstance(participation, FixedEpochs):
         if participation.epochs == 1:
-            return _single(strategy, "one epoch")
-        return _fixed_epochs(strategy, participation.epochs)
+            return _rounded_up(_single(strategy, "one epoch"), n, 1)
+        return _rounded_up(_fixed_epochs(strategy, participation.epochs), n, participation.epochs)
     if isinstance(participation, MinSeparation):
         k = participation.effective(n)
         if k == 1:
-            return _single(strategy, "one participation fits")
-        return _min_separation(strategy, participation.separation, k)
+            return _rounded_up(_single(strategy, "one participation fits"), n, 1)
+        return _rounded_up(_min_separation(strategy, participation.separation, k), n, k)
     raise InvalidParameterError(  # pragma: no cover - a new schema without a rule
         f"participation {participation!r} has no sensitivity rule"
+    )
+
+
+def _rounded_up(result: Sensitivity, n: int, participations: int) -> Sensitivity:
+    """``result`` with Δ moved up, and its witness down, by their floating-point rounding.
+
+    Δ² is a sum of at most k² non-negative terms (k participations; Gram
+    entries, or |Gram| entries for a bound), each a dot product of at most n
+    products of entries: computed within a relative (n + k² + 2)·u of the
+    exact sum of the entries as stored (u the unit roundoff, Higham,
+    *Accuracy and Stability of Numerical Algorithms*, §3.1), and Δ = √Δ²
+    within half that plus u. So Δ·(1 + (n + k² + 4)·u) is never below the
+    sensitivity of the stored strategy, and the witness times (1 − that) never
+    above it.
+    """
+    relative = (n + participations * participations + 4) * UNIT_ROUNDOFF
+    return replace(
+        result, value=result.value * (1.0 + relative), lower=result.lower * (1.0 - relative)
     )

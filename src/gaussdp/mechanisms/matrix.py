@@ -82,8 +82,9 @@ class MatrixMechanism(Mechanism):
     >>> run = MatrixMechanism(matrix.tree(1024), 2.0, matrix.MinSeparation(256, 4))
     >>> run.sensitivity.exact, round(run.sensitivity.value**2, 9)   # 4 × 9 + 2 × 2² + 4²
     (True, 60.0)
-    >>> run.expand()
-    Gaussian(sigma=0.2581988897471611, sensitivity=1.0)
+    >>> gaussian = run.expand()  # σ/Δ, with Δ rounded up (never below the truth)
+    >>> type(gaussian).__name__, round(gaussian.sigma, 12), gaussian.sensitivity
+    ('Gaussian', 0.258198889747, 1.0)
     >>> print(run.describe())  # doctest: +NORMALIZE_WHITESPACE
     Matrix mechanism: tree(n=1024), σ=2, at most 4 participations, 256 or more steps apart;
     Δ=7.746 (exact), μ = Δ/σ = 3.873
