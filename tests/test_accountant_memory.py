@@ -212,17 +212,3 @@ def test_a_bare_out_of_memory_error_in_the_cli_is_one_line_with_a_hint(monkeypat
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("gaussdp: error: out of memory: ")
     assert "coarser accuracy" in err
-
-
-def test_the_names_of_the_single_module_still_read_and_set_where_they_are_used(monkeypatch):
-    """gaussdp.accountant was one module: its old names read as before, and setting one on
-    the package (as a monkeypatch does) sets it in the module that uses it."""
-    assert A._BYTES_PER_POINT == grids.BYTES_PER_POINT
-    assert A._choose_grid_spacing is grids.choose_grid_spacing
-    monkeypatch.setattr(A, "_available_memory", lambda: 10**6)  # 1 MB
-    assert grids.available_memory() == 10**6
-    monkeypatch.setattr(pld_compose, "compose_many", _never_compose)
-    with pytest.raises(InvalidParameterError, match=r"more than 80% of the 0\.0 GB available"):
-        g.account(g.DPSGD(1.0, 0.01, 1000))
-    monkeypatch.undo()
-    assert grids.available_memory() > 10**6

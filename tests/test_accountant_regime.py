@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import gaussdp as g
 from gaussdp import accountant as A
+from gaussdp.accountant import grids, guarantees
 from gaussdp.pld import GaussianLoss, discretise
 from gaussdp.pld.grid import OPTIMISTIC
 from gaussdp.pld.query import from_zero, profile_of
@@ -93,13 +94,13 @@ def test_the_cost_follows_the_accuracy_asked():
 
 def test_grid_refinement_takes_at_most_two_steps(monkeypatch):
     """An optimistic law is corrected from the measured gap, without a cascade."""
-    monkeypatch.setattr(A, "_ACCURACY_SHARE", 12.0)
+    monkeypatch.setattr(grids, "_ACCURACY_SHARE", 12.0)
     accounting = g.account(g.DPSGD(1.1, 0.01, 5000))
     accounting.epsilon_bounds(1e-6)
     refined = accounting._guarantee._refined
-    grids = [key for key in refined if key[0] == "grid"]
-    assert 1 <= len(grids) <= A._GRID_REFINEMENTS
-    for key in grids:
+    steps = [key for key in refined if key[0] == "grid"]
+    assert 1 <= len(steps) <= guarantees._GRID_REFINEMENTS
+    for key in steps:
         assert refined[key].refine_grid is None  # the finer accounting refines no further
 
 

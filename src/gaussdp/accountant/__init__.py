@@ -46,10 +46,7 @@ of ``grids``, ``guarantees`` and ``numerical``.
 
 from __future__ import annotations
 
-import sys
-import types
-
-from gaussdp.accountant import entry, grids, guarantees, numerical
+from gaussdp.accountant import entry, grids, guarantees, numerical  # noqa: F401 (the modules)
 
 # Public names of gaussdp.accountant beside __all__, used from here as before.
 from gaussdp.accountant.entry import account, dominating_losses  # noqa: F401
@@ -68,50 +65,3 @@ __all__ = ["Accounting", "AccuracyWarning", "account"]
 for _class in (Accounting, AccuracyWarning):
     _class.__module__ = __name__
 del _class
-
-#: The names this package had as one module, each with the module that now holds it
-#: and its name there. They read as before (``gaussdp.accountant._available_memory``),
-#: and setting one here (as a test's monkeypatch does) sets it in that module, from which
-#: the package's modules and gaussdp.sweeps.steps read it when they use it.
-_MOVED = {
-    "_ACCURACY_SHARE": (grids, "_ACCURACY_SHARE"),
-    "_BYTES_PER_POINT": (grids, "BYTES_PER_POINT"),
-    "_DISCRETISATION_TAIL": (grids, "_DISCRETISATION_TAIL"),
-    "_MEMORY_FRACTION": (grids, "MEMORY_FRACTION"),
-    "_PLAIN_DISCRETISATION_TAIL": (grids, "PLAIN_DISCRETISATION_TAIL"),
-    "_available_memory": (grids, "available_memory"),
-    "_choose_grid_spacing": (grids, "choose_grid_spacing"),
-    "_composed_length_estimate": (grids, "_composed_length_estimate"),
-    "_lower_grid_spacing": (grids, "lower_grid_spacing"),
-    "_relative_error_coefficient": (grids, "_relative_error_coefficient"),
-    "_ALLOWANCE_SHARE": (guarantees, "_ALLOWANCE_SHARE"),
-    "_GRID_REFINEMENTS": (guarantees, "_GRID_REFINEMENTS"),
-    "_ProfileGuarantee": (guarantees, "ProfileGuarantee"),
-    "_numerical_method": (numerical, "method_name"),
-    "_refiners": (numerical, "refiners"),
-    "compose_lower_tail": (numerical, "compose_lower_tail"),
-    "pld_compose": (numerical, "pld_compose"),
-    "_flatten": (entry, "leaves_of"),
-    "_merge_gaussians": (entry, "_merge_gaussians"),
-}
-
-
-def __getattr__(name: str):
-    if name in _MOVED:
-        module, attribute = _MOVED[name]
-        return getattr(module, attribute)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-class _Package(types.ModuleType):
-    """This package, where setting a moved name sets it in the module that holds it."""
-
-    def __setattr__(self, name: str, value) -> None:
-        if name in _MOVED:
-            module, attribute = _MOVED[name]
-            setattr(module, attribute, value)
-        else:
-            super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
