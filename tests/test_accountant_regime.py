@@ -82,7 +82,7 @@ def _composed_points(sigma, q, steps, delta, accuracy):
 
 def test_the_cost_follows_the_accuracy_asked():
     """A coarser accuracy never composes more; each delivers its gap or says why not."""
-    sigma, q, steps, delta = RUNS[0]
+    sigma, q, steps, delta = RUNS[1]
     previous = math.inf
     for accuracy in (1e-5, 5e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2):
         points, lower, upper, caught = _composed_points(sigma, q, steps, delta, accuracy)
@@ -147,11 +147,15 @@ def test_a_lower_bound_near_the_rounding_noise_stays_below_the_upper_bound():
 
     After 10⁵ steps at q = 1e-6 the composed rows carry rounding noise, clipped at 0,
     over millions of atoms; read at their computed losses, those atoms put the lower
-    bound on ε(1e-10) at 0.81, above the certified (tilted) upper bound 0.566.
+    bound on ε(1e-10) at 0.81, above gaussdp's certified (tilted) upper bound 0.566 and
+    above dp_accounting's pessimistic ε, 0.559 (its default grid, an upper bound).
     """
     accounting = g.account(g.DPSGD(0.5, 1e-6, 10**5))
     guarantee = accounting._guarantee
     lower = max(profile.epsilon(1e-10) for profile in guarantee.lower)
-    assert 0.0 < lower <= guarantee.epsilon_upper(1e-10)
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    composed = pld.from_gaussian_mechanism(0.5, sampling_prob=1e-6).self_compose(10**5)
+    assert 0.0 < lower <= composed.get_epsilon_for_delta(1e-10)
     for composed in accounting.privacy_loss_distributions("optimistic").values():
         assert composed.noise_p > 0.0  # the noise the profile leaves out is measured
