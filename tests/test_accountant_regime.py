@@ -159,3 +159,9 @@ def test_a_lower_bound_near_the_rounding_noise_stays_below_the_upper_bound():
     assert 0.0 < lower <= composed.get_epsilon_for_delta(1e-10)
     for composed in accounting.privacy_loss_distributions("optimistic").values():
         assert composed.noise_p > 0.0  # the noise the profile leaves out is measured
+
+
+@pytest.mark.parametrize("bad", [-1.0, math.inf, math.nan])
+def test_a_bad_epsilon_scale_is_one_clear_error(bad):
+    with pytest.raises(g.InvalidParameterError, match=r"^epsilon_scale must be in \[0, inf\)"):
+        g.account(g.DPSGD(1.0, 0.01, 10), epsilon_scale=bad)

@@ -138,7 +138,9 @@ def account(
     """
     mechanism, neighbouring = m.resolve(mechanism, neighbouring)
     accuracy = float(check_real("accuracy", accuracy, low=0.0, high=0.1, low_open=True))
-    epsilon_scale = float(check_real("epsilon_scale", epsilon_scale, low=0.0, high=math.inf))
+    epsilon_scale = float(
+        check_real("epsilon_scale", epsilon_scale, low=0.0, high=math.inf, high_open=True)
+    )
     if grid_spacing is not None:
         grid_spacing = float(
             check_real("grid_spacing", grid_spacing, low=0.0, high=1.0, low_open=True)
