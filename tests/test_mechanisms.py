@@ -531,9 +531,10 @@ BAD_FILES = [
         GOOD_ENTRY + '[[mechanism]]\ntype = "gausian"\nsigma = 1\n',
         r"mechanism\[1\]\.type: unknown mechanism type 'gausian' \(did you mean 'gaussian'\?\); "
         r"known types: amplified_bandmf, approx_dp, composition, discrete_gaussian, dpsgd, "
-        r"gaussian, gdp, group, "
-        r"laplace, matrix, parallel, poisson_subsampled, pure_dp, randomized_response, renyi_dp, "
-        r"repeated, subsampled_without_replacement, zcdp$",
+        r"gaussian, gaussian_mixture, gdp, group, "
+        r"laplace, matrix, parallel, poisson_subsampled, pure_dp, random_allocation, "
+        r"randomized_response, renyi_dp, repeated, shuffled, subsampled_without_replacement, "
+        r"truncated_poisson, zcdp$",
     ),
     ("[[mechanism]]\nsigma = 1\n", r"mechanism\[0\]\.type is missing; known types: "),
     (

@@ -34,12 +34,14 @@ differ. The guarantee of a description is the larger of the two directions.
 Building blocks
 ---------------
 :class:`Gaussian`, :class:`Laplace`, :class:`DiscreteGaussian`,
-:class:`RandomizedResponse`, :class:`PureDP` (any ε-DP mechanism),
+:class:`RandomizedResponse`, :class:`GaussianMixture`, :class:`PureDP` (any ε-DP mechanism),
 :class:`ApproxDP` (any (ε, δ)-DP mechanism).
 
 Transformers
 ------------
-:class:`PoissonSubsampled`, :class:`SubsampledWithoutReplacement`,
+:class:`PoissonSubsampled`, :class:`SubsampledWithoutReplacement`, the samplers
+training uses (:class:`RandomAllocation`, :class:`TruncatedPoisson`,
+:class:`Shuffled`),
 :class:`Composition`, :class:`Repeated`, and :class:`DPSGD` (the common case,
 ``steps`` rounds of a Poisson-subsampled Gaussian).
 
@@ -59,7 +61,8 @@ documented in ``docs/mechanisms.md``.
 
 Where things are: the descriptions live by family in
 :mod:`~gaussdp.mechanisms.noise`, :mod:`~gaussdp.mechanisms.sampling`,
-:mod:`~gaussdp.mechanisms.combinators`, :mod:`~gaussdp.mechanisms.training`,
+:mod:`~gaussdp.mechanisms.samplers`, :mod:`~gaussdp.mechanisms.combinators`,
+:mod:`~gaussdp.mechanisms.training`,
 :mod:`~gaussdp.mechanisms.matrix` and :mod:`~gaussdp.mechanisms.guarantees`, on the base class of
 :mod:`~gaussdp.mechanisms.base`; the neighbouring relations in
 :mod:`~gaussdp.mechanisms.neighbouring`; pipeline files in
@@ -91,6 +94,7 @@ from gaussdp.mechanisms.noise import (
     ApproxDP,
     DiscreteGaussian,
     Gaussian,
+    GaussianMixture,
     Laplace,
     PureDP,
     RandomizedResponse,
@@ -104,6 +108,7 @@ from gaussdp.mechanisms.pipeline import (
     loads,
     resolve,  # noqa: F401  (gaussdp.mechanisms.resolve, used by the accountant)
 )
+from gaussdp.mechanisms.samplers import RandomAllocation, Shuffled, TruncatedPoisson
 from gaussdp.mechanisms.sampling import PoissonSubsampled, SubsampledWithoutReplacement
 from gaussdp.mechanisms.training import DPSGD
 
@@ -116,6 +121,7 @@ __all__ = [
     "Composition",
     "DiscreteGaussian",
     "Gaussian",
+    "GaussianMixture",
     "Group",
     "Laplace",
     "MatrixMechanism",
@@ -128,10 +134,13 @@ __all__ = [
     "PoissonSubsampled",
     "Profile",
     "PureDP",
+    "RandomAllocation",
     "RandomizedResponse",
     "RenyiDP",
     "Repeated",
+    "Shuffled",
     "SubsampledWithoutReplacement",
+    "TruncatedPoisson",
     "dumps",
     "from_dict",
     "load",

@@ -9,15 +9,18 @@ are computed in :mod:`gaussdp.pld.dominating_pairs`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
+from gaussdp._validation import InvalidParameterError
 from gaussdp.mechanisms.base import (
     _INF,
     Mechanism,
     _fmt,
     _integer,
     _real,
+    _reals,
 )
 
 
@@ -305,3 +308,65 @@ class ApproxDP(Mechanism):
 
     def _short(self) -> str:
         return f"ApproxDP(ε={_fmt(self.epsilon)}, δ={_fmt(self.delta)})"
+
+
+@dataclass(frozen=True)
+class GaussianMixture(Mechanism):
+    """A mixture of Gaussian shifts: N(0, σ²) against Σᵢ pᵢ N(cᵢ, σ²).
+
+    The building block of subsampled and truncated-Poisson Gaussians: a
+    record moves the query by ``cᵢ = sensitivities[i]`` with probability
+    ``pᵢ = probabilities[i]``. With ``{0: 1 − q, 1: q}`` it is the
+    Poisson-subsampled Gaussian.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        σ ∈ (0, ∞).
+    sensitivities : sequence of float
+        The shifts cᵢ ≥ 0.
+    probabilities : sequence of float
+        pᵢ ≥ 0, one per shift, summing to 1.
+
+    Examples
+    --------
+    >>> print(GaussianMixture(1.0, [0.0, 1.0], [0.99, 0.01]))
+    GaussianMixture(σ=1, c=(0, 1), p=(0.99, 0.01))
+    """
+
+    noise_multiplier: float
+    sensitivities: tuple[float, ...]
+    probabilities: tuple[float, ...]
+
+    type_name: ClassVar[str] = "gaussian_mixture"
+    _kinds: ClassVar[dict[str, str]] = {
+        "noise_multiplier": "real",
+        "sensitivities": "reals",
+        "probabilities": "reals",
+    }
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self,
+            "noise_multiplier",
+            _real("noise_multiplier", self.noise_multiplier, low=0.0, low_open=True),
+        )
+        sensitivities = _reals(
+            "sensitivities", self.sensitivities, low=0.0, high=_INF, high_open=True
+        )
+        probabilities = _reals("probabilities", self.probabilities, low=0.0, high=1.0)
+        if len(sensitivities) != len(probabilities):
+            raise InvalidParameterError(
+                f"sensitivities and probabilities must have the same length, got "
+                f"{len(sensitivities)} and {len(probabilities)}"
+            )
+        total = math.fsum(probabilities)
+        if abs(total - 1.0) > 1e-9:
+            raise InvalidParameterError(f"probabilities must sum to 1, got a sum of {total!r}")
+        object.__setattr__(self, "sensitivities", sensitivities)
+        object.__setattr__(self, "probabilities", probabilities)
+
+    def _short(self) -> str:
+        shifts = ", ".join(_fmt(c) for c in self.sensitivities)
+        masses = ", ".join(_fmt(p) for p in self.probabilities)
+        return f"GaussianMixture(σ={_fmt(self.noise_multiplier)}, c=({shifts}), p=({masses}))"

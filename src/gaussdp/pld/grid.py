@@ -133,6 +133,7 @@ def discretise(loss: PrivacyLoss, spacing: float, kind: str, tail: float) -> Gri
         The grid covers all but ``tail`` of the P- and Q-mass on each side;
         what lies beyond is moved as each rounding requires.
     """
+    loss = loss.for_bound(kind)  # a bracketed mechanism: its upper or its lower pair
     low, high = loss.support(tail)
     k_low = math.floor(low / spacing)
     k_high = max(math.ceil(high / spacing), k_low + 1)

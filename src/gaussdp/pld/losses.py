@@ -27,6 +27,7 @@ from gaussdp._numerics import normal_quantile_of_complement
 
 __all__ = [
     "AtomicLoss",
+    "BracketedLoss",
     "GaussianLoss",
     "LaplaceLoss",
     "PrivacyLoss",
@@ -58,6 +59,16 @@ class PrivacyLoss(ABC):
     def tails(self, x):
         """((P(L > x), Q(L > x)), (P(L ≤ x), Q(L ≤ x))), each accurate in its own tail."""
         return self.sf(x), self.cdf(x)
+
+    def for_bound(self, kind: str) -> PrivacyLoss:
+        """The loss to discretise for ``kind`` of bound.
+
+        ``"pessimistic"`` (upper bounds) needs a pair that dominates the
+        mechanism, ``"optimistic"`` (lower bounds) one that the mechanism
+        dominates. An exact loss is both, so it returns itself;
+        :class:`BracketedLoss` returns one of its two pairs.
+        """
+        return self
 
     def interval_masses(self, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """P- and Q-masses of the cells (−∞, e₀], (e₀, e₁], …, (e_{n−1}, ∞) (finite part).
@@ -312,3 +323,48 @@ class SubsampledLoss(PrivacyLoss):
 
         a, b = forward(low), forward(high)
         return (a, b) if self.direction == "remove" else (-b, -a)
+
+
+@dataclass(frozen=True)
+class BracketedLoss(PrivacyLoss):
+    """A mechanism known between two pairs: ``upper`` dominates it, it dominates ``lower``.
+
+    For mechanisms whose exact pair is not computed in closed form (random
+    allocation, truncated Poisson), the engine discretises ``upper``
+    pessimistically for the upper bounds and ``lower`` optimistically for the
+    lower bounds (:meth:`for_bound`), so both stay certified: for every α,
+    ``H_α(lower) ≤ H_α(mechanism) ≤ H_α(upper)``. Used directly (``sf``,
+    ``cdf``, ``support``) it reads as ``upper``, the safe side, except that
+    its support covers both.
+    """
+
+    upper: PrivacyLoss
+    lower: PrivacyLoss
+
+    @property
+    def infinity_mass(self) -> float:  # type: ignore[override]
+        return self.upper.infinity_mass
+
+    def sf(self, x):
+        return self.upper.sf(x)
+
+    def cdf(self, x):
+        return self.upper.cdf(x)
+
+    def tails(self, x):
+        return self.upper.tails(x)
+
+    def interval_masses(self, edges):
+        return self.upper.interval_masses(edges)
+
+    def support(self, tail: float) -> tuple[float, float]:
+        low_u, high_u = self.upper.support(tail)
+        low_l, high_l = self.lower.support(tail)
+        return min(low_u, low_l), max(high_u, high_l)
+
+    def for_bound(self, kind: str) -> PrivacyLoss:
+        if kind == "pessimistic":
+            return self.upper.for_bound(kind)
+        if kind == "optimistic":
+            return self.lower.for_bound(kind)
+        raise ValueError(f"kind must be 'pessimistic' or 'optimistic', got {kind!r}")
