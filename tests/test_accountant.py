@@ -413,3 +413,14 @@ def test_each_kind_of_guarantee_says_what_it_is_through_the_accounting():
     assert 0.0 < numerical.upper_floor() < 1e-10
     with pytest.raises(InvalidParameterError, match="side"):
         numerical.profiles("middle")
+
+
+def test_full_batch_dpsgd_is_the_gaussian_composition_in_closed_form():
+    # q = 1 samples every record: T Gaussian mechanisms, exactly √T/σ-GDP, with no grid.
+    run = g.DPSGD(0.5, 1.0, 50)
+    assert run.expand() == g.Repeated(g.Gaussian(0.5), 50)
+    result = g.account(run)
+    assert result.mu == pytest.approx(math.sqrt(50) / 0.5, rel=1e-15)
+    exact = float(references.solve_epsilon(math.sqrt(50) / 0.5, 1e-5))
+    lower, upper = result.epsilon_bounds(1e-5)
+    assert lower <= exact <= upper and upper - lower < 1e-9 * exact

@@ -234,7 +234,11 @@ def test_bad_arguments():
 
 
 def _fake_report(accounting):
-    """A stand-in for Accounting.gdp() on DP-SGD with q = 1 (exactly √T/σ-GDP)."""
+    """A stand-in for Accounting.gdp() on DP-SGD: μ = √T/σ (the q = 1 value) whatever q.
+
+    (The runs below have q = 1/2: full-batch DP-SGD is a Gaussian composition, which
+    calibration reads in closed form without a report.)
+    """
     from types import SimpleNamespace
 
     run = accounting.mechanism
@@ -247,13 +251,13 @@ def test_mu_target_reads_the_report(monkeypatch):
     from gaussdp.accountant import Accounting
 
     monkeypatch.setattr(Accounting, "gdp", _fake_report, raising=False)
-    result = calibrate.noise_multiplier(Mu(0.5), sampling_probability=1.0, steps=25)
+    result = calibrate.noise_multiplier(Mu(0.5), sampling_probability=0.5, steps=25)
     assert result.value == pytest.approx(10.0, rel=2e-5)
     assert result.value >= 10.0
     assert "except with probability 1e-12" in result.describe()
     with pytest.raises(CalibrationError, match="unreachable"):
         calibrate.noise_multiplier(
-            Mu(0.5, max_regret=1e-3), sampling_probability=1.0, steps=25, bracket=(1.0, 100.0)
+            Mu(0.5, max_regret=1e-3), sampling_probability=0.5, steps=25, bracket=(1.0, 100.0)
         )
     capped = Mu(0.5, max_delta_tail=1e-15)
     assert str(capped) == "mu <= 0.5 with failure probability <= 1e-15"

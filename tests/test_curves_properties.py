@@ -175,8 +175,13 @@ def test_operators_of_gaussians_stay_valid(mu, p, k):
 
 # --- curves from the numerical engine ---------------------------------------------
 
+# Derandomised: the same examples on every run, so that the suite's cost does not
+# depend on the draw (a run of large-μ draws cost 14 s against 5 s for a typical one).
 ENGINE_SETTINGS = settings(
-    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=True,
 )
 
 
@@ -197,8 +202,19 @@ def test_the_accountants_curves_are_valid_symmetric_and_ordered(sigma, q, steps)
     assert np.all(low.beta(GRID) <= high.beta(GRID) + 1e-12)
 
 
+# Factors up to μ = 4 here: the composed curve of two μ = 8 factors has millions of
+# vertices, whose hull (not what this property tests) costs seconds per example.
+composed_mus = st.floats(min_value=0.0, max_value=4.0, allow_nan=False)
+
+
 @ENGINE_SETTINGS
-@given(st.lists(st.one_of(mus.map(C.gaussian), mus.map(C.laplace)), min_size=2, max_size=3))
+@given(
+    st.lists(
+        st.one_of(composed_mus.map(C.gaussian), composed_mus.map(C.laplace)),
+        min_size=2,
+        max_size=3,
+    )
+)
 def test_numerical_composition_is_valid_symmetric_and_below_each_factor(factors):
     f = C.compose(factors)
     assert_valid(f, tolerance=1e-10)

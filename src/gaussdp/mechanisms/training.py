@@ -82,7 +82,13 @@ class DPSGD(Mechanism):
         object.__setattr__(self, "steps", _integer("steps", self.steps, low=1))
 
     def expand(self) -> Mechanism:
-        """The same description in building blocks (structure only, no accounting)."""
+        """The same description in building blocks (structure only, no accounting).
+
+        Full-batch training (q = 1) samples every record: it is exactly
+        ``Repeated(Gaussian(σ), steps)``, which composes in closed form.
+        """
+        if self.sampling_probability == 1.0:
+            return Repeated(Gaussian(self.noise_multiplier), self.steps)
         inner = PoissonSubsampled(Gaussian(self.noise_multiplier), self.sampling_probability)
         return Repeated(inner, self.steps)
 
