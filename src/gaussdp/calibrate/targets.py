@@ -378,6 +378,10 @@ def as_target(target: Any) -> Target:
 # ---------------------------------------------------------------------------
 
 
+# What the grid of tpr_upper may lose of β beyond its top (see there).
+_TPR_TAIL = 1e-9
+
+
 def tpr_upper(accounting: Accounting, fpr: float) -> float:
     """Upper bound on the largest TPR of any attack with FPR ``fpr``: 1 − f(fpr).
 
@@ -408,11 +412,26 @@ def tpr_upper(accounting: Accounting, fpr: float) -> float:
     delta_at_zero = float(accounting.delta(0.0))
     if delta_at_zero <= 0.0:
         return alpha
-    top = float(accounting.epsilon(1e-300)) if delta_at_zero > 1e-300 else 0.0
-    if not math.isfinite(top):
-        top = float(accounting.epsilon(min(1e-12, 0.5 * delta_at_zero)))
-    if not math.isfinite(top):  # infinite-loss mass above 1e-12: a crude but valid grid
-        top = 100.0
+    if alpha > 0.0:
+        # Beyond ε = log(1/α) + 1 the first bound is negative. Beyond ε₁, where
+        # δ(ε₁) ≤ η(1 − α), the second is at most e^{−ε}(1 − α) ≤ e^{−ε₁}(1 − α), within
+        # η of its value at ε₁. So [0, max(log(1/α) + 1, ε₁)] loses at most η = 1e-9
+        # of β. ε₁ is read off the plain upper profiles (any ε at least ε₁ will do);
+        # reading the top from ε(1e-300), as before, composed the run tilted at
+        # δ = 1e-300 for every FPR asked.
+        target = _TPR_TAIL * (1.0 - alpha)
+        tail = max(float(p.epsilon(target)) for p in accounting.profiles("upper"))
+        if not math.isfinite(tail):
+            tail = float(accounting.epsilon(target))
+        if not math.isfinite(tail):  # infinite-loss mass above η(1 − α): a crude, valid grid
+            tail = 100.0
+        top = max(math.log(1.0 / alpha) + 1.0, tail)
+    else:
+        top = float(accounting.epsilon(1e-300)) if delta_at_zero > 1e-300 else 0.0
+        if not math.isfinite(top):
+            top = float(accounting.epsilon(min(1e-12, 0.5 * delta_at_zero)))
+        if not math.isfinite(top):  # infinite-loss mass above 1e-12: a crude but valid grid
+            top = 100.0
     top = max(top, 1e-6)
 
     def beta_lower(epsilon: np.ndarray) -> np.ndarray:
