@@ -108,7 +108,7 @@ from gaussdp.mechanisms.pipeline import (
     loads,
     resolve,  # noqa: F401  (gaussdp.mechanisms.resolve, used by the accountant)
 )
-from gaussdp.mechanisms.samplers import RandomAllocation, Shuffled, TruncatedPoisson
+from gaussdp.mechanisms.samplers import RandomAllocation, Shuffled, TruncatedPoisson, as_if_poisson
 from gaussdp.mechanisms.sampling import PoissonSubsampled, SubsampledWithoutReplacement
 from gaussdp.mechanisms.training import DPSGD
 
@@ -141,6 +141,7 @@ __all__ = [
     "Shuffled",
     "SubsampledWithoutReplacement",
     "TruncatedPoisson",
+    "as_if_poisson",
     "dumps",
     "from_dict",
     "load",
