@@ -110,7 +110,7 @@ from gaussdp.mechanisms.pipeline import (
 )
 from gaussdp.mechanisms.samplers import RandomAllocation, Shuffled, TruncatedPoisson, as_if_poisson
 from gaussdp.mechanisms.sampling import PoissonSubsampled, SubsampledWithoutReplacement
-from gaussdp.mechanisms.training import DPSGD
+from gaussdp.mechanisms.training import DPSGD, Sampler
 
 __all__ = [
     "DPSGD",
@@ -138,6 +138,7 @@ __all__ = [
     "RandomizedResponse",
     "RenyiDP",
     "Repeated",
+    "Sampler",
     "Shuffled",
     "SubsampledWithoutReplacement",
     "TruncatedPoisson",
