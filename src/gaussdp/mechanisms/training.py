@@ -198,12 +198,15 @@ class DPSGD(Mechanism):
             self._no_sampler_named()
             return
         sampler = Sampler.parse(self.sampler)
-        if sampler is Sampler.POISSON:  # the default, stored as the default
+        object.__setattr__(self, "sampler", sampler)
+        if sampler is Sampler.POISSON:  # named: the batch fields give q; stored as the default
+            self._refuse("max_batch_size")
+            self._rate_from_batches(allow_batch_size=True)
             object.__setattr__(self, "sampler", None)
             self._no_sampler_named()
             return
-        object.__setattr__(self, "sampler", sampler)
         if sampler is Sampler.TRUNCATED_POISSON:
+            self._rate_from_batches(allow_batch_size=False)
             self._require("sampling_probability", "max_batch_size", "dataset_size")
             self._refuse("steps_per_epoch", "batch_size")
             # the description checks B ≤ N
@@ -248,6 +251,38 @@ class DPSGD(Mechanism):
             raise InvalidParameterError(
                 f"{values} does not apply to sampler {self.sampler.value!r}"
             )
+
+    def _rate_from_batches(self, *, allow_batch_size: bool) -> None:
+        """q = 1/t or B/N where a Poisson sampler is named with an epoch's batches instead of q.
+
+        The expected batch size is then the epoch's: what a sweep over samplers
+        with one ``steps_per_epoch`` compares.
+        """
+        names = ("steps_per_epoch", "batch_size") if allow_batch_size else ("steps_per_epoch",)
+        given = self._given(*names)
+        if not given:
+            return
+        if self.sampling_probability is not None:
+            values = ", ".join(f"{name}={getattr(self, name)}" for name in given)
+            raise InvalidParameterError(
+                f"give sampling_probability or {values}, not both, for sampler "
+                f"{self.sampler.value!r}"
+            )
+        if self.steps_per_epoch is not None:
+            self._refuse("batch_size")
+            rate = 1.0 / self.steps_per_epoch
+        else:
+            self._require("batch_size", "dataset_size")
+            if self.batch_size > self.dataset_size:
+                raise InvalidParameterError(
+                    f"batch_size must be in [1, dataset_size = {self.dataset_size}], "
+                    f"got {self.batch_size}"
+                )
+            rate = self.batch_size / self.dataset_size
+            object.__setattr__(self, "batch_size", None)
+            object.__setattr__(self, "dataset_size", None)
+        object.__setattr__(self, "sampling_probability", rate)
+        object.__setattr__(self, "steps_per_epoch", None)
 
     def _epochs_from_batches(self) -> None:
         """t from ``steps_per_epoch`` or from N/B; T must be a whole number of epochs."""
