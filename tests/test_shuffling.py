@@ -140,15 +140,11 @@ def test_max_statistic_loss_is_exact_for_one_step():
     assert lower_sf_q[0] == pytest.approx(exact_q[0], abs=2e-4)
 
 
-@settings(max_examples=3, deadline=None)
-@given(
-    sigma=st.sampled_from([0.8, 1.0, 1.5]),
-    factor=st.sampled_from([1.25, 2.0]),
-    epochs=st.integers(1, 2),
-)
-def test_monotone_in_sigma_and_epochs(sigma, factor, epochs):
-    _, (lower, upper) = _bounds(sigma, 10, epochs)
-    _, (lower_noisier, upper_noisier) = _bounds(sigma * factor, 10, epochs)
-    _, (lower_longer, upper_longer) = _bounds(sigma, 10, epochs + 1)
+@settings(max_examples=2, deadline=None)
+@given(sigma=st.sampled_from([0.8, 1.0, 1.5]), factor=st.sampled_from([1.25, 2.0]))
+def test_monotone_in_sigma_and_epochs(sigma, factor):
+    _, (lower, upper) = _bounds(sigma, 5, 1)
+    _, (lower_noisier, upper_noisier) = _bounds(sigma * factor, 5, 1)
+    _, (lower_longer, upper_longer) = _bounds(sigma, 5, 2)
     assert lower_noisier <= lower + 1e-9 and upper_noisier <= upper + 1e-9
     assert lower_longer >= lower - 1e-9 and upper_longer >= upper - 1e-9
