@@ -5,6 +5,8 @@ truncated Poisson: ``expand()`` must give their descriptions); the Poisson form 
 checked against literal text written before samplers existed.
 """
 
+import pickle
+
 import pytest
 from click.testing import CliRunner
 
@@ -38,6 +40,15 @@ def test_poisson_runs_are_bit_for_bit_what_they_were():
         "noise_multiplier = 1.0\nsampling_probability = 0.01\nsteps = 1000\n"
     )
     assert run.expand() == Repeated(PoissonSubsampled(Gaussian(1.0), 0.01), 1000)
+    # the pickle written by gaussdp before samplers existed (protocol 4)
+    before = (
+        b"\x80\x04\x95o\x00\x00\x00\x00\x00\x00\x00\x8c\x12gaussdp.mechanisms\x94\x8c\x05"
+        b"DPSGD\x94\x93\x94)\x81\x94}\x94(\x8c\x10noise_multiplier\x94G?\xf0\x00\x00\x00"
+        b"\x00\x00\x00\x8c\x14sampling_probability\x94G?\x84z\xe1G\xae\x14{\x8c\x05steps"
+        b"\x94M\xe8\x03ub."
+    )
+    assert pickle.dumps(run, protocol=4) == before
+    assert pickle.loads(before) == run
     # naming Poisson changes nothing; a named Poisson takes q from an epoch's batches
     assert DPSGD(1.0, 0.01, 1000, sampler="poisson") == run
     assert DPSGD(1.0, steps=1000, sampler="poisson", steps_per_epoch=100) == run

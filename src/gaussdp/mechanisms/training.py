@@ -361,6 +361,11 @@ class DPSGD(Mechanism):
     def describe(self) -> str:
         return f"DP-SGD: {self._params()}"
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Pickles of Poisson runs stay byte for byte those of before samplers existed; the
+        # fields left out read their class defaults (None) when loaded.
+        return {key: value for key, value in vars(self).items() if value is not None}
+
     def __repr__(self) -> str:
         given = {key: value for key, value in vars(self).items() if value is not None}
         if self.sampler is not None:
