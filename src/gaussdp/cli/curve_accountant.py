@@ -70,7 +70,11 @@ def _emit_accountant_curve(mechanism, neighbouring, title, bound, accuracy, outp
     emit_curve(
         chosen,
         description=f"{bound.lower()} trade-off curve of {title} [{relation} neighbouring]",
-        notes=[note, f"method: {result.method}"],
+        notes=[
+            note,
+            *(f"caveat: {caveat}" for caveat in result.caveats),
+            f"method: {result.method}",
+        ],
         attack_note=attack_note,
         bound=bound.lower(),
         **output,
