@@ -148,3 +148,22 @@ def test_monotone_in_sigma_and_epochs(sigma, factor):
     _, (lower_longer, upper_longer) = _bounds(sigma, 5, 2)
     assert lower_noisier <= lower + 1e-9 and upper_noisier <= upper + 1e-9
     assert lower_longer >= lower - 1e-9 and upper_longer >= upper - 1e-9
+
+
+def test_slice_masses_of_the_maximum_against_mpmath():
+    # F_m(c) = Φ(c − m)·Φ(c)^{t−1}; slice masses F(c2) − F(c1) at 50 digits, in both tails.
+    mpmath = pytest.importorskip("mpmath")
+    from gaussdp.pld import shuffling
+
+    mpmath.mp.dps = 50
+
+    def cdf(c, m, t):
+        return mpmath.ncdf(mpmath.mpf(c) - m) * mpmath.ncdf(mpmath.mpf(c)) ** (t - 1)
+
+    for m, t in [(1.6, 3), (2.0, 100)]:
+        for c1 in (-2.0, 0.5, 3.0, 9.0):
+            c2 = c1 + 1e-3
+            log_cdf = shuffling._log_cdf_of_maximum(np.array([c1, c2]), m, t)
+            mass = float(np.exp(shuffling._slice_log_masses(log_cdf))[0])
+            exact = cdf(c2, mpmath.mpf(m), t) - cdf(c1, mpmath.mpf(m), t)
+            assert mass == pytest.approx(float(exact), rel=1e-9)
