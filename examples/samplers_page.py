@@ -184,6 +184,14 @@ gaussdp._validation.InvalidParameterError: a fixed batch size (...) needs a samp
 ```console
 $ gaussdp report dpsgd --noise-multiplier 1 --sampler shuffling --epochs 10 --steps-per-epoch 100
 ```
+
+Why this spelling: one `DPSGD` with a `sampler` keeps the run one description
+(the same report, sweeps, pipeline files and Opacus accountant), with `steps` the
+total number of steps T for every sampler, so switching sampler changes one
+argument; the epoch samplers take the epoch's length `steps_per_epoch` (or
+`batch_size` with `dataset_size`), and T must be a whole number of epochs. The
+sampler is an enum (`gaussdp.mechanisms.Sampler`) that also reads its name, as the
+neighbouring relation does. `DPSGD(σ, q, T)` is Poisson, exactly as before.
 """
 
 FOOTER = """
