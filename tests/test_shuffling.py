@@ -167,3 +167,13 @@ def test_slice_masses_of_the_maximum_against_mpmath():
             mass = float(np.exp(shuffling._slice_log_masses(log_cdf))[0])
             exact = cdf(c2, mpmath.mpf(m), t) - cdf(c1, mpmath.mpf(m), t)
             assert mass == pytest.approx(float(exact), rel=1e-9)
+
+
+def test_the_tail_limit_is_the_inner_gaussians():
+    # Both pairs have the inner Gaussian's tail: the lower bound's μ at tiny δ meets it.
+    from gaussdp.report.tail import tail_mu
+
+    result, _ = _bounds(1.0, 10, 1)
+    assert tail_mu(result.mechanism) == 1.0
+    lower, _ = result.epsilon_bounds(1e-12, warn=False)
+    assert 0.999 < gdp.mu(float(lower), 1e-12) <= 1.0
