@@ -211,6 +211,7 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "gaussdp.pld.leaves",
             "gaussdp.pld.dominating_pairs",
             "gaussdp.pld.guarantees",
+            "gaussdp.pld.shuffling",
             "gaussdp.pld.tradeoffs",
         ),
     ),

@@ -268,7 +268,14 @@ def _numerical(
         with_floor,
         accuracy,
         epsilon_scale,
+        caveats_of(losses),
     )
+
+
+def caveats_of(losses: dict) -> tuple[str, ...]:
+    """What the leaves' bracketed pairs say their bounds are, once each, in order."""
+    found = (getattr(loss, "caveat", "") for pair in losses.values() for loss in pair)
+    return tuple(dict.fromkeys(caveat for caveat in found if caveat))
 
 
 def refiners(

@@ -55,6 +55,12 @@ class Accounting:
     accuracy : float or None
         The relative gap between the ε bounds that the numerical path's grids
         were chosen for (None: closed forms, or a ``grid_spacing`` given).
+    caveats : tuple of str
+        What the bounds are where a part is only known between two pairs
+        whose gap is science, not numerics (shuffling: the upper bounds
+        assume no amplification, the lower bounds are Chua et al.'s). The
+        :class:`AccuracyWarning` is not raised for such results: their
+        bounds are apart by what is unknown, not by the grid.
     """
 
     mechanism: m.Mechanism
@@ -67,6 +73,8 @@ class Accounting:
     _with_floor: Callable[[float], Accounting] | None = field(default=None, repr=False)
     accuracy: float | None = None
     epsilon_scale: float = 1.0
+    caveats: tuple[str, ...] = ()
+    _as_if_poisson: Callable[[], Accounting | None] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         # A guarantee that is exactly μ-GDP says so itself (closed_form_mu); the result
@@ -87,6 +95,26 @@ class Accounting:
         )
         lower = None if self._with_floor is None else self._with_floor(delta_floor)
         return self if lower is None else lower
+
+    def as_if_poisson(self) -> Accounting | None:
+        """The same run accounted as if its shuffled epochs were Poisson-sampled (q = 1/t).
+
+        What such runs are often reported under, for comparison only: not a
+        bound on the shuffled run (:func:`gaussdp.mechanisms.samplers.as_if_poisson`).
+        None where nothing is shuffled, under replace-one neighbouring
+        (Poisson sampling is accounted under add/remove), or for results not
+        made by :func:`gaussdp.account`. Computed on first use and kept.
+
+        Examples
+        --------
+        >>> from gaussdp import Gaussian, Repeated, Shuffled, account
+        >>> shuffled = account(Repeated(Shuffled(Gaussian(1.0), 10), 2))
+        >>> lower, upper = shuffled.epsilon_bounds(1e-5)
+        >>> poisson = shuffled.as_if_poisson().epsilon(1e-5)
+        >>> bool(poisson < lower < upper)   # Poisson accounting understates this run
+        True
+        """
+        return None if self._as_if_poisson is None else self._as_if_poisson()
 
     def delta(self, epsilon):
         """Upper bound on δ(ε), vectorised over ε ≥ 0."""
@@ -129,7 +157,7 @@ class Accounting:
         is false (a report or a sweep that shows both bounds).
         """
         lower, upper = self._epsilon_bounds(delta)
-        if warn and self.accuracy is not None:
+        if warn and self.accuracy is not None and not self.caveats:
             self._warn_if_apart(np.ravel(delta), np.ravel(lower), np.ravel(upper))
         return lower, upper
 

@@ -9,7 +9,16 @@ import click
 from gaussdp import mechanisms
 from gaussdp._validation import InvalidParameterError
 from gaussdp.accountant import Accounting, account
-from gaussdp.cli._common import FORMATS, NEIGHBOURING, check_deltas, emit_json, json_number
+from gaussdp.cli._common import (
+    EPOCHS_OPTION,
+    FORMATS,
+    NEIGHBOURING,
+    check_deltas,
+    dpsgd_from_options,
+    emit_json,
+    json_number,
+    with_sampler_options,
+)
 from gaussdp.cli._progress import Progress
 
 __all__ = ["account_command", "dpsgd"]
@@ -39,6 +48,7 @@ def _print_result(
     for e in epsilons:
         lower, upper = result.delta_bounds(e)
         rows_delta.append({"epsilon": e, "delta": upper, "delta_lower": lower})
+    caveats = [*result.caveats, *_poisson_comparison(result, rows_epsilon)]
     if output_format == "json":
         emit_json(
             {
@@ -52,6 +62,7 @@ def _print_result(
                 ],
                 "delta_for_epsilon": rows_delta,
                 "note": "epsilon and delta are upper bounds; *_lower are lower bounds",
+                **({"caveats": caveats} if caveats else {}),
             }
         )
         return
@@ -70,7 +81,27 @@ def _print_result(
             f"delta = {row['delta']:.6g} at epsilon = {row['epsilon']:g}   "
             f"(upper bound; lower bound {row['delta_lower']:.6g})"
         )
+    for caveat in caveats:
+        click.echo(f"caveat: {caveat}")
     click.echo(f"method: {result.method}")
+
+
+def _poisson_comparison(result: Accounting, rows: list[dict]) -> list[str]:
+    """One line per δ where a shuffled run's lower bound exceeds its Poisson accounting."""
+    poisson = result.as_if_poisson()
+    if poisson is None:
+        return []
+    lines = []
+    for row in rows:
+        claimed = float(poisson.epsilon(row["delta"]))
+        if row["epsilon_lower"] > claimed:
+            lines.append(
+                f"at delta = {row['delta']:g} the certified lower bound epsilon >= "
+                f"{row['epsilon_lower']:.4g} exceeds the {claimed:.4g} that Poisson accounting "
+                "(q = 1/t) gives for the same run: the Poisson figure understates this run's "
+                "privacy loss"
+            )
+    return lines
 
 
 _common_options = [
@@ -114,18 +145,51 @@ def _run(mechanism, neighbouring, deltas, epsilons, accuracy, output_format, tit
 
 
 @click.command()
-@click.option("--noise-multiplier", type=float, required=True, help="σ, in units of the clip norm.")
-@click.option("--sampling-probability", type=float, required=True, help="Poisson sampling rate q.")
-@click.option("--steps", type=int, required=True, help="Number of training steps T.")
+@click.option("--noise-multiplier", type=float, default=None, help="σ, in units of the clip norm.")
+@click.option("--sampling-probability", type=float, default=None, help="Poisson sampling rate q.")
+@click.option("--steps", type=int, default=None, help="Number of training steps T.")
+@EPOCHS_OPTION
+@with_sampler_options
 @_with_common_options
-def dpsgd(noise_multiplier, sampling_probability, steps, deltas, epsilons, accuracy, output_format):
-    """ε of DP-SGD (Poisson-subsampled Gaussian, add/remove neighbouring), with bounds.
+def dpsgd(
+    noise_multiplier,
+    sampling_probability,
+    steps,
+    epochs,
+    sampler,
+    steps_per_epoch,
+    batch_size,
+    max_batch_size,
+    dataset_size,
+    deltas,
+    epsilons,
+    accuracy,
+    output_format,
+):
+    """ε of DP-SGD (Poisson-subsampled Gaussian by default, add/remove), with bounds.
+
+    --sampler names another batch sampler (balls-in-bins, truncated-poisson,
+    shuffling; see docs/samplers.md). Shuffling has certified upper and lower
+    bounds only: no tight bound is known.
 
     \b
     gaussdp dpsgd --noise-multiplier 9.4 --sampling-probability 0.32768 \\
                   --steps 2000 --delta 1e-5
+    gaussdp dpsgd --noise-multiplier 1 --sampler shuffling --epochs 10 \\
+                  --steps-per-epoch 100 --delta 1e-5
     """
-    mechanism = mechanisms.DPSGD(noise_multiplier, sampling_probability, steps)
+    mechanism = dpsgd_from_options(
+        "dpsgd",
+        noise_multiplier,
+        sampling_probability,
+        steps,
+        sampler=sampler,
+        epochs=epochs,
+        steps_per_epoch=steps_per_epoch,
+        batch_size=batch_size,
+        max_batch_size=max_batch_size,
+        dataset_size=dataset_size,
+    )
     _run(mechanism, None, deltas, epsilons, accuracy, output_format, mechanism.describe())
 
 

@@ -14,7 +14,12 @@ import click
 
 from gaussdp import mechanisms
 from gaussdp.accountant import account
-from gaussdp.cli._common import NEIGHBOURING
+from gaussdp.cli._common import (
+    EPOCHS_OPTION,
+    NEIGHBOURING,
+    dpsgd_from_options,
+    with_sampler_options,
+)
 from gaussdp.cli._progress import Progress
 from gaussdp.cli.curve import curve_output_options, emit_curve
 
@@ -65,7 +70,11 @@ def _emit_accountant_curve(mechanism, neighbouring, title, bound, accuracy, outp
     emit_curve(
         chosen,
         description=f"{bound.lower()} trade-off curve of {title} [{relation} neighbouring]",
-        notes=[note, f"method: {result.method}"],
+        notes=[
+            note,
+            *(f"caveat: {caveat}" for caveat in result.caveats),
+            f"method: {result.method}",
+        ],
         attack_note=attack_note,
         bound=bound.lower(),
         **output,
@@ -73,11 +82,26 @@ def _emit_accountant_curve(mechanism, neighbouring, title, bound, accuracy, outp
 
 
 @click.command("dpsgd")
-@click.option("--noise-multiplier", type=float, required=True, help="σ, in units of the clip norm.")
-@click.option("--sampling-probability", type=float, required=True, help="Poisson sampling rate q.")
-@click.option("--steps", type=int, required=True, help="Number of training steps T.")
+@click.option("--noise-multiplier", type=float, default=None, help="σ, in units of the clip norm.")
+@click.option("--sampling-probability", type=float, default=None, help="Poisson sampling rate q.")
+@click.option("--steps", type=int, default=None, help="Number of training steps T.")
+@EPOCHS_OPTION
+@with_sampler_options
 @_accountant_options
-def curve_dpsgd(noise_multiplier, sampling_probability, steps, bound, accuracy, **output):
+def curve_dpsgd(
+    noise_multiplier,
+    sampling_probability,
+    steps,
+    epochs,
+    sampler,
+    steps_per_epoch,
+    batch_size,
+    max_batch_size,
+    dataset_size,
+    bound,
+    accuracy,
+    **output,
+):
     """Trade-off curve of DP-SGD (Poisson-subsampled Gaussian), from the accountant.
 
     \b
@@ -86,7 +110,18 @@ def curve_dpsgd(noise_multiplier, sampling_probability, steps, bound, accuracy, 
     gaussdp curve dpsgd --noise-multiplier 1 --sampling-probability 0.01 \\
                         --steps 1000 --fpr 1e-3 --format json
     """
-    mechanism = mechanisms.DPSGD(noise_multiplier, sampling_probability, steps)
+    mechanism = dpsgd_from_options(
+        "curve dpsgd",
+        noise_multiplier,
+        sampling_probability,
+        steps,
+        sampler=sampler,
+        epochs=epochs,
+        steps_per_epoch=steps_per_epoch,
+        batch_size=batch_size,
+        max_batch_size=max_batch_size,
+        dataset_size=dataset_size,
+    )
     _emit_accountant_curve(mechanism, None, mechanism.describe(), bound, accuracy, output)
 
 

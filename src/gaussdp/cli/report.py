@@ -14,7 +14,12 @@ import click
 from gaussdp import mechanisms
 from gaussdp._validation import InvalidParameterError
 from gaussdp.accountant import DEFAULT_ACCURACY
-from gaussdp.cli._common import NEIGHBOURING, check_deltas
+from gaussdp.cli._common import (
+    NEIGHBOURING,
+    check_deltas,
+    dpsgd_from_options,
+    with_sampler_options,
+)
 from gaussdp.cli._progress import Progress
 from gaussdp.report.core import DEFAULT_DELTA_TAIL
 
@@ -89,15 +94,28 @@ def _matrix(noise_multiplier, steps, matrix_options):
 
 
 def _target(
-    target, noise_multiplier, sampling_probability, steps, neighbouring, matrix_options=None
+    target,
+    noise_multiplier,
+    sampling_probability,
+    steps,
+    neighbouring,
+    matrix_options=None,
+    sampler_options=None,
 ):
     """(mechanism or pipeline, neighbouring, title) from the command line."""
+    sampler_options = sampler_options or {}
     dpsgd_options = {
         "--noise-multiplier": noise_multiplier,
         "--sampling-probability": sampling_probability,
         "--steps": steps,
+        **sampler_options,
     }
     matrix_options = matrix_options or {}
+    is_dpsgd = target.lower() == "dpsgd" and not os.path.exists(target)
+    if is_dpsgd and any(value is not None for value in sampler_options.values()):
+        # DP-SGD with a sampler counts its steps in epochs: --epochs is then its own.
+        sampler_options = {**sampler_options, "--epochs": matrix_options.get("--epochs")}
+        matrix_options = {**matrix_options, "--epochs": None}
     relation = None if neighbouring is None else mechanisms.Neighbouring(neighbouring.lower())
     given_matrix = [name for name, value in matrix_options.items() if value is not None]
     if target.lower() == "matrix" and not os.path.exists(target):
@@ -110,11 +128,11 @@ def _target(
         return mechanism, relation, mechanism.describe()
     if given_matrix:
         raise click.UsageError(f"{', '.join(given_matrix)} only apply to 'gaussdp report matrix'")
-    if target.lower() == "dpsgd" and not os.path.exists(target):
-        missing = [name for name, value in dpsgd_options.items() if value is None]
-        if missing:
-            raise click.UsageError(f"report dpsgd needs {', '.join(missing)}")
-        mechanism = mechanisms.DPSGD(noise_multiplier, sampling_probability, steps)
+    if is_dpsgd:
+        named = {key.lstrip("-").replace("-", "_"): value for key, value in sampler_options.items()}
+        mechanism = dpsgd_from_options(
+            "report dpsgd", noise_multiplier, sampling_probability, steps, **named
+        )
         return mechanism, relation, mechanism.describe()
     given = [name for name, value in dpsgd_options.items() if value is not None]
     if given:
@@ -145,7 +163,13 @@ def _target(
 @click.option(
     "--max-participations", type=int, default=None, help="matrix: participations per record, k."
 )
-@click.option("--epochs", type=int, default=None, help="matrix: k fixed epochs (k divides T).")
+@click.option(
+    "--epochs",
+    type=int,
+    default=None,
+    help="matrix: k fixed epochs (k divides T); DP-SGD with --sampler: epochs E (T = E × t).",
+)
+@with_sampler_options
 @click.option(
     "--delta",
     "deltas",
@@ -188,6 +212,11 @@ def report(
     min_separation,
     max_participations,
     epochs,
+    sampler,
+    steps_per_epoch,
+    batch_size,
+    max_batch_size,
+    dataset_size,
     deltas,
     delta_tail,
     neighbouring,
@@ -198,16 +227,18 @@ def report(
     """Report privacy as μ-GDP: tight μ, regret, where μ stops holding, Tier I / II.
 
     TARGET is ``dpsgd`` (with --noise-multiplier, --sampling-probability and
-    --steps), ``matrix`` (a matrix mechanism: --strategy, --steps,
-    --noise-multiplier, and --min-separation with --max-participations, or
-    --epochs, or neither for one participation; see docs/matrix.md) or a
-    pipeline file (TOML, see docs/mechanisms.md). μ is certified
-    ("μ-GDP except with probability δ_tail", δ_tail = --delta-tail, default
-    1e-10), with a table of μ by δ_tail; ε is given at each --delta as upper
-    and lower bounds.
+    --steps; or with --sampler and its batches, e.g. --sampler balls-in-bins
+    --epochs 10 --steps-per-epoch 100, see docs/samplers.md), ``matrix`` (a
+    matrix mechanism: --strategy, --steps, --noise-multiplier, and
+    --min-separation with --max-participations, or --epochs, or neither for
+    one participation; see docs/matrix.md) or a pipeline file (TOML, see
+    docs/mechanisms.md). μ is certified ("μ-GDP except with probability
+    δ_tail", δ_tail = --delta-tail, default 1e-10), with a table of μ by
+    δ_tail; ε is given at each --delta as upper and lower bounds.
 
     \b
     gaussdp report dpsgd --noise-multiplier 9.4 --sampling-probability 0.32768 --steps 2000
+    gaussdp report dpsgd --noise-multiplier 1 --sampler shuffling --epochs 10 --steps-per-epoch 100
     gaussdp report matrix --strategy tree --steps 1024 --noise-multiplier 4 --epochs 4
     gaussdp report examples/census_topdown.toml --format html --output census.html
     """
@@ -225,8 +256,21 @@ def report(
         "--max-participations": max_participations,
         "--epochs": epochs,
     }
+    sampler_options = {
+        "--sampler": sampler,
+        "--steps-per-epoch": steps_per_epoch,
+        "--batch-size": batch_size,
+        "--max-batch-size": max_batch_size,
+        "--dataset-size": dataset_size,
+    }
     mechanism, relation, title = _target(
-        target, noise_multiplier, sampling_probability, steps, neighbouring, matrix_options
+        target,
+        noise_multiplier,
+        sampling_probability,
+        steps,
+        neighbouring,
+        matrix_options,
+        sampler_options,
     )
     options = {} if accuracy is None else {"accuracy": accuracy}
     with Progress() as progress:

@@ -11,6 +11,12 @@ Neither dp_accounting nor Opacus is imported by gaussdp itself.
 """
 
 from gaussdp.interop.dp_event import UnsupportedEventError, from_dp_event
-from gaussdp.interop.opacus import GaussDPAccountant, register
+from gaussdp.interop.opacus import GaussDPAccountant, ShufflingWarning, register
 
-__all__ = ["GaussDPAccountant", "UnsupportedEventError", "from_dp_event", "register"]
+__all__ = [
+    "GaussDPAccountant",
+    "ShufflingWarning",
+    "UnsupportedEventError",
+    "from_dp_event",
+    "register",
+]

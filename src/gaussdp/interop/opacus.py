@@ -20,12 +20,28 @@ it under a name and pass that name to the engine::
     engine = PrivacyEngine(accountant="gaussdp")
 
 or replace an engine's accountant: ``engine.accountant = GaussDPAccountant()``.
-Opacus's ``make_private_with_epsilon`` then calibrates with it too.
+Opacus's ``make_private_with_epsilon`` then calibrates with it too (as Poisson:
+Opacus calibrates with a fresh accountant that is not told the sampler).
+
+**The sampler.** Opacus samples Poisson batches only when the engine's
+``make_private`` is called with ``poisson_sampling=True`` (its default: the data
+loader is replaced by a ``DPDataLoader``); with ``poisson_sampling=False`` the
+original loader's batches are used — shuffled (or fixed) batches of one size —
+and Opacus still accounts them as Poisson. This accountant is told the sampler
+(``GaussDPAccountant(sampler="shuffling")``), or reads it where Opacus exposes
+it: ``make_private`` asks it for its step hook, and the accountant reads that
+call's ``poisson_sampling`` (or, by :meth:`~GaussDPAccountant.detect_sampler`,
+the data loader ``make_private`` returned). A shuffled run is then accounted as
+shuffling — certified upper bounds without amplification and Chua et al.'s
+lower bounds (:class:`gaussdp.Shuffled`) — with a :class:`ShufflingWarning`,
+never as Poisson in disguise.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable
 from copy import deepcopy
@@ -35,10 +51,23 @@ from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError, check_real
 from gaussdp.accountant import DEFAULT_ACCURACY, Accounting, account
 
-__all__ = ["MECHANISM_NAME", "GaussDPAccountant", "register"]
+__all__ = ["MECHANISM_NAME", "GaussDPAccountant", "ShufflingWarning", "register"]
 
 #: The name under which :func:`register` makes the accountant known to Opacus.
 MECHANISM_NAME = "gaussdp"
+
+#: The samplers an Opacus run can be accounted under (truncated Poisson needs the batch
+#: bound and the data set size, which Opacus's hook does not give).
+_OPACUS_SAMPLERS = (m.Sampler.POISSON, m.Sampler.SHUFFLING, m.Sampler.BALLS_IN_BINS)
+
+
+class ShufflingWarning(UserWarning):
+    """An Opacus run's batches are shuffled, not Poisson: accounted as shuffling.
+
+    Its ε is then known only between a certified upper bound that assumes no
+    amplification and Chua et al.'s certified lower bound (often far above
+    what Poisson accounting of the same run claims).
+    """
 
 
 class GaussDPAccountant:
@@ -50,10 +79,20 @@ class GaussDPAccountant:
     of its phases, ``Composition([DPSGD(σ_1, q_1, T_1), …])``, under
     add/remove neighbouring (Opacus's convention).
 
+    With ``sampler="shuffling"`` (or ``"balls-in-bins"``), or once it has
+    read ``poisson_sampling=False`` from Opacus, each phase is
+    ``DPSGD(σ, steps=…, sampler=…, steps_per_epoch=t)`` with t = 1/q (Opacus's
+    ``sample_rate`` is 1/len(data_loader)). An unfinished epoch is counted as a
+    whole one for the upper bound and left out of the lower bound; a phase's
+    epochs are counted from its first step.
+
     Parameters
     ----------
     accuracy : float
         Passed to :func:`gaussdp.account`.
+    sampler : str or Sampler, optional
+        ``"poisson"``, ``"shuffling"`` or ``"balls-in-bins"``. None (default):
+        Poisson unless Opacus says otherwise (``poisson_sampling=False``).
 
     Examples
     --------
@@ -66,10 +105,43 @@ class GaussDPAccountant:
     1.515
     """
 
-    def __init__(self, *, accuracy: float = DEFAULT_ACCURACY) -> None:
+    def __init__(self, *, accuracy: float = DEFAULT_ACCURACY, sampler: Any = None) -> None:
         self.history: list[tuple[float, float, int]] = []
         self.accuracy = float(check_real("accuracy", accuracy, low=0.0, high=0.1, low_open=True))
         self._cache: tuple[tuple, Accounting] | None = None
+        self._told = sampler is not None
+        self.sampler = m.Sampler.POISSON if sampler is None else _opacus_sampler(sampler)
+
+    def _use(self, sampler: m.Sampler) -> None:
+        """Account the run under ``sampler`` from now on; warns for shuffled batches."""
+        if sampler is m.Sampler.SHUFFLING and self.sampler is not m.Sampler.SHUFFLING:
+            warnings.warn(
+                "Opacus uses shuffled batches (poisson_sampling=False): gaussdp accounts them "
+                "as shuffling (upper bounds without amplification, Chua et al.'s lower "
+                "bounds), not as Poisson",
+                ShufflingWarning,
+                stacklevel=3,
+            )
+        self.sampler = sampler
+        self._cache = None
+
+    def detect_sampler(self, data_loader: Any) -> m.Sampler:
+        """Read the sampler from the data loader Opacus's ``make_private`` returned.
+
+        A ``DPDataLoader`` (or a loader whose batch sampler is Opacus's
+        ``UniformWithReplacementSampler``) draws Poisson batches; any other
+        loader cuts batches of one size (shuffled, or in a fixed order, which
+        shuffling's bounds also cover), accounted as shuffling with a
+        :class:`ShufflingWarning`. A sampler given at construction is kept.
+        """
+        if self._told:
+            return self.sampler
+        batch_sampler = getattr(data_loader, "batch_sampler", None)
+        poisson = type(data_loader).__name__ == "DPDataLoader" or (
+            type(batch_sampler).__name__ == "UniformWithReplacementSampler"
+        )
+        self._use(m.Sampler.POISSON if poisson else m.Sampler.SHUFFLING)
+        return self.sampler
 
     # ---------------------------------------------------------------- Opacus interface
 
@@ -95,8 +167,14 @@ class GaussDPAccountant:
         return float(self.accounting().epsilon(delta))
 
     def get_epsilon_bounds(self, delta: float) -> tuple[float, float]:
-        """``(lower, upper)`` bounds on ε at ``delta``."""
-        return self.accounting().epsilon_bounds(delta)
+        """``(lower, upper)`` bounds on ε at ``delta`` (lower from finished epochs only)."""
+        lower, upper = self.accounting().epsilon_bounds(delta)
+        finished = self.pipeline(whole_epochs="down")
+        if finished != self.pipeline():
+            lower = min(
+                float(account(finished, accuracy=self.accuracy).epsilon_bounds(delta)[0]), upper
+            )
+        return lower, upper
 
     def __len__(self) -> int:
         return sum(steps for _, _, steps in self.history)
@@ -107,7 +185,18 @@ class GaussDPAccountant:
         return MECHANISM_NAME
 
     def get_optimizer_hook_fn(self, sample_rate: float) -> Callable[[Any], None]:
-        """A callback for Opacus's ``DPOptimizer``: one ``step`` per optimizer step."""
+        """A callback for Opacus's ``DPOptimizer``: one ``step`` per optimizer step.
+
+        Called by Opacus's ``make_private``; where the caller is that method,
+        its ``poisson_sampling`` argument says which sampler the run uses
+        (unless one was given at construction).
+        """
+        if not self._told:
+            caller = inspect.currentframe().f_back
+            poisson = _opacus_poisson_sampling(caller)
+            del caller
+            if poisson is not None:
+                self._use(m.Sampler.POISSON if poisson else m.Sampler.SHUFFLING)
 
         def hook_fn(optim: Any) -> None:
             self.step(
@@ -123,6 +212,8 @@ class GaussDPAccountant:
             destination = OrderedDict()
         destination["history"] = deepcopy(self.history)
         destination["mechanism"] = self.mechanism()
+        if self.sampler is not m.Sampler.POISSON:
+            destination["sampler"] = self.sampler.value
         return destination
 
     def load_state_dict(self, state_dict: dict) -> None:
@@ -149,24 +240,52 @@ class GaussDPAccountant:
             phase = m.DPSGD(sigma, q, steps) if q > 0 else None  # validates the values
             history.append((float(sigma), float(q), int(phase.steps if phase else steps)))
         self.history = history
+        if "sampler" in state_dict:
+            self.sampler = _opacus_sampler(state_dict["sampler"])
+            self._told = True
         self._cache = None
 
     # ---------------------------------------------------------------- gaussdp additions
 
-    def pipeline(self) -> m.Mechanism:
+    def pipeline(self, *, whole_epochs: str = "up") -> m.Mechanism:
         """The run so far as a gaussdp description (a composition of DP-SGD phases).
 
         Phases with sample rate 0 reveal nothing and are left out; an empty
-        run is ``Gaussian(sigma=inf)`` (perfect privacy).
+        run is ``Gaussian(sigma=inf)`` (perfect privacy). Under an epoch
+        sampler (shuffling, balls-in-bins) an unfinished epoch is counted as
+        whole (``whole_epochs="up"``, for upper bounds) or left out
+        (``"down"``, for lower bounds).
         """
-        phases = [m.DPSGD(sigma, q, steps) for sigma, q, steps in self.history if q > 0]
+        phases = []
+        for sigma, q, steps in self.history:
+            if q <= 0:
+                continue
+            if self.sampler is m.Sampler.POISSON:
+                phases.append(m.DPSGD(sigma, q, steps))
+                continue
+            per_epoch = _steps_per_epoch(q)
+            epochs = -(-steps // per_epoch) if whole_epochs == "up" else steps // per_epoch
+            if epochs:
+                phases.append(
+                    m.DPSGD(
+                        sigma,
+                        steps=epochs * per_epoch,
+                        sampler=self.sampler,
+                        steps_per_epoch=per_epoch,
+                    )
+                )
         if not phases:
             return m.Gaussian(math.inf)
         return phases[0] if len(phases) == 1 else m.Composition(phases)
 
     def accounting(self) -> Accounting:
-        """The :class:`gaussdp.Accounting` of the run so far (cached until the next step)."""
-        key = tuple(self.history)
+        """The :class:`gaussdp.Accounting` of the run so far (cached until the next step).
+
+        Under an epoch sampler mid-epoch, its upper bounds count the epoch as
+        whole and :meth:`get_epsilon_bounds` takes the lower bound from the
+        finished epochs.
+        """
+        key = (tuple(self.history), self.sampler)
         if self._cache is None or self._cache[0] != key:
             self._cache = (key, account(self.pipeline(), accuracy=self.accuracy))
         return self._cache[1]
@@ -188,6 +307,37 @@ class GaussDPAccountant:
                 "installation does not have"
             )
         return report_of(**options)
+
+
+def _opacus_sampler(value: Any) -> m.Sampler:
+    sampler = m.Sampler.parse(value)
+    if sampler not in _OPACUS_SAMPLERS:
+        allowed = ", ".join(repr(choice.value) for choice in _OPACUS_SAMPLERS)
+        raise InvalidParameterError(
+            f"sampler must be one of {allowed} for an Opacus run, got {sampler.value!r}"
+        )
+    return sampler
+
+
+def _steps_per_epoch(sample_rate: float) -> int:
+    """t = 1/q: Opacus's ``sample_rate`` is 1/len(data_loader) for fixed-size batches."""
+    steps = round(1.0 / sample_rate)
+    if abs(steps * sample_rate - 1.0) > 1e-9:
+        raise InvalidParameterError(
+            f"sample_rate must be 1/(steps per epoch) for shuffled or balls-in-bins batches, "
+            f"got {sample_rate!r}"
+        )
+    return steps
+
+
+def _opacus_poisson_sampling(frame: Any) -> bool | None:
+    """``poisson_sampling`` of Opacus's ``make_private`` if ``frame`` is that call, else None."""
+    if frame is None or frame.f_code.co_name != "make_private":
+        return None
+    if not str(frame.f_globals.get("__name__", "")).startswith("opacus"):
+        return None
+    value = frame.f_locals.get("poisson_sampling")
+    return value if isinstance(value, bool) else None
 
 
 def register(name: str = MECHANISM_NAME) -> None:

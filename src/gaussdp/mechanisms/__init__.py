@@ -108,9 +108,9 @@ from gaussdp.mechanisms.pipeline import (
     loads,
     resolve,  # noqa: F401  (gaussdp.mechanisms.resolve, used by the accountant)
 )
-from gaussdp.mechanisms.samplers import RandomAllocation, Shuffled, TruncatedPoisson
+from gaussdp.mechanisms.samplers import RandomAllocation, Shuffled, TruncatedPoisson, as_if_poisson
 from gaussdp.mechanisms.sampling import PoissonSubsampled, SubsampledWithoutReplacement
-from gaussdp.mechanisms.training import DPSGD
+from gaussdp.mechanisms.training import DPSGD, Sampler
 
 __all__ = [
     "DPSGD",
@@ -138,9 +138,11 @@ __all__ = [
     "RandomizedResponse",
     "RenyiDP",
     "Repeated",
+    "Sampler",
     "Shuffled",
     "SubsampledWithoutReplacement",
     "TruncatedPoisson",
+    "as_if_poisson",
     "dumps",
     "from_dict",
     "load",

@@ -228,6 +228,11 @@ def parse_entry(entry: Any, path: str) -> Mechanism:
                 )
         elif kind == "mechanism":
             value = parse_entry(value, place)
+        elif kind == "name":  # a name the class checks (DP-SGD's sampler)
+            if not isinstance(value, str):
+                raise InvalidParameterError(
+                    f"{place} must be a string, got {_describe_type(value)} {value!r}"
+                )
         elif kind == "table":  # checked by the class (a matrix strategy, a participation)
             if not isinstance(value, (Mapping, str)):
                 raise InvalidParameterError(
@@ -340,7 +345,8 @@ def entry_fields(type_name: Any) -> dict[str, str]:
     """The keys a mechanism table of ``type_name`` may hold, with their kinds.
 
     Kinds are ``"real"``, ``"integer"``, ``"reals"``, ``"mechanism"`` (a nested
-    table), ``"mechanisms"`` (an array of tables) and ``"table"`` (a table the
+    table), ``"mechanisms"`` (an array of tables), ``"name"`` (a string the class
+    checks: DP-SGD's sampler) and ``"table"`` (a table the
     class reads itself: a matrix mechanism's strategy and participation); every table may also hold
     ``repeat`` (an integer). An unknown type has only ``repeat``.
 

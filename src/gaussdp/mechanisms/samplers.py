@@ -10,6 +10,7 @@ are in :mod:`gaussdp.pld`.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -21,6 +22,8 @@ from gaussdp.mechanisms.base import (
     _real,
     _require_mechanism,
 )
+from gaussdp.mechanisms.combinators import Repeated
+from gaussdp.mechanisms.sampling import PoissonSubsampled
 
 
 @dataclass(frozen=True)
@@ -146,14 +149,39 @@ class TruncatedPoisson(Mechanism):
 class Shuffled(Mechanism):
     """Shuffling: one epoch, a random permutation of the records cut into ``steps`` batches.
 
-    Each record is in exactly one of the ``t = steps`` batches of fixed size.
-    No tight upper bound on its privacy is known; the accountant says what is
-    certain (see :mod:`gaussdp.pld`).
+    Each epoch draws a uniformly random permutation of the records (fresh for
+    every epoch: ``Repeated(Shuffled(M, t), epochs)``) and cuts it into
+    ``t = steps`` batches of one fixed size; ``mechanism`` runs on each batch
+    in turn, so every record is in exactly one batch per epoch. This is what
+    PyTorch's and JAX's data loaders do (and Opacus with
+    ``poisson_sampling=False``).
+
+    **No tight upper bound on its privacy is known.** The accountant gives
+    what is certain (:mod:`gaussdp.pld.shuffling`), for a Gaussian inner
+    mechanism with r = Δ/σ:
+
+    * upper bounds assuming no amplification at all: one epoch is dominated
+      by one run of the inner mechanism, N(r, 1) vs N(0, 1) (each record is
+      in one batch; the permutation has the same law on both data sets);
+    * the certified lower bounds of Chua et al. (ICML 2024, arXiv
+      2403.17673; multi-epoch arXiv 2411.04205): the maximum batch sum of a
+      worst-case input, P = MoG(2r) against Q = MoG(r), where
+      MoG(m) = (1/t) Σ_s N(m·e_s, I_t).
+
+    **Neighbouring relation.** Fixed batch sizes leave no room to add or
+    remove a record, so ``Neighbouring.ADD_REMOVE`` is read as *zero-out*
+    (Kairouz et al. 2021; Chua et al. 2024, §2): one record is replaced by a
+    null record that contributes 0. Data set and batch sizes stay fixed, the
+    Poisson accounting of the same run under zero-out equals its add/remove
+    accounting (so the two samplers' ε compare), and it is the relation of
+    Chua et al.'s lower bound. Under ``Neighbouring.REPLACE`` a contribution
+    may move by 2Δ: upper N(2r, 1), lower MoG(2r) against N(0, I).
 
     Parameters
     ----------
     mechanism : Mechanism
-        The mechanism run on every batch.
+        The mechanism run on every batch (a Gaussian mechanism to be
+        accounted).
     steps : int
         t ≥ 1, the batches of one epoch.
 
@@ -178,3 +206,41 @@ class Shuffled(Mechanism):
 
     def _children(self) -> tuple[Mechanism, ...]:
         return (self.mechanism,)
+
+
+def as_if_poisson(mechanism: Mechanism) -> Mechanism | None:
+    """The same run with every shuffled epoch accounted as if Poisson: None if none is shuffled.
+
+    ``Shuffled(M, t)`` becomes ``Repeated(PoissonSubsampled(M, 1/t), t)``:
+    the Poisson sampling with the same expected batch size that shuffled runs
+    are often (wrongly) reported under. Everything else is kept; descriptions
+    that are exactly another one (DP-SGD) are read in their expansion.
+
+    Examples
+    --------
+    >>> from gaussdp.mechanisms import Gaussian, Repeated, Shuffled, as_if_poisson
+    >>> print(as_if_poisson(Repeated(Shuffled(Gaussian(1.0), steps=100), 10)))
+    10 × 100 × PoissonSubsampled(q=0.01, Gaussian(σ=1))
+    >>> as_if_poisson(Repeated(Gaussian(1.0), 10)) is None
+    True
+    """
+    if isinstance(mechanism, Shuffled):
+        inner = as_if_poisson(mechanism.mechanism) or mechanism.mechanism
+        return Repeated(PoissonSubsampled(inner, 1.0 / mechanism.steps), mechanism.steps)
+    expanded = mechanism.expand()
+    if expanded is not None:
+        return as_if_poisson(expanded)
+    changes = {}
+    for name, kind in mechanism._kinds.items():
+        value = getattr(mechanism, name)
+        if kind == "mechanism" and isinstance(value, Mechanism):
+            replaced = as_if_poisson(value)
+            if replaced is not None:
+                changes[name] = replaced
+        elif kind == "mechanisms":
+            parts = [as_if_poisson(part) for part in value]
+            if any(part is not None for part in parts):
+                changes[name] = tuple(
+                    new if new is not None else old for new, old in zip(parts, value, strict=True)
+                )
+    return dataclasses.replace(mechanism, **changes) if changes else None

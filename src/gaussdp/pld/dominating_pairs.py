@@ -37,7 +37,7 @@ from scipy import special
 
 from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError
-from gaussdp.pld import guarantees
+from gaussdp.pld import guarantees, shuffling
 from gaussdp.pld.losses import AtomicLoss, GaussianLoss, LaplaceLoss, PrivacyLoss, SubsampledLoss
 
 __all__ = ["dominating_losses", "is_identity"]
@@ -61,7 +61,7 @@ def is_identity(mechanism: m.Mechanism, neighbouring: m.Neighbouring) -> bool:
         return mechanism.epsilon == 0
     if isinstance(mechanism, m.ApproxDP):
         return mechanism.epsilon == 0 and mechanism.delta == 0
-    if isinstance(mechanism, (m.PoissonSubsampled, m.SubsampledWithoutReplacement)):
+    if isinstance(mechanism, (m.PoissonSubsampled, m.SubsampledWithoutReplacement, m.Shuffled)):
         return is_identity(mechanism.mechanism, neighbouring)
     return False
 
@@ -152,6 +152,8 @@ def dominating_losses(
     """
     if isinstance(mechanism, guarantees.HANDLED):
         return guarantees.dominating_losses(mechanism, neighbouring, tradeoff_of=tradeoff_of)
+    if isinstance(mechanism, m.Shuffled):  # a bracket: no amplification / Chua et al.
+        return shuffling.shuffled_losses(mechanism, neighbouring)
     factor = _shift_factor(neighbouring)
     if isinstance(mechanism, m.PoissonSubsampled):
         if neighbouring is not m.Neighbouring.ADD_REMOVE:

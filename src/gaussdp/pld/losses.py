@@ -335,11 +335,16 @@ class BracketedLoss(PrivacyLoss):
     lower bounds (:meth:`for_bound`), so both stay certified: for every α,
     ``H_α(lower) ≤ H_α(mechanism) ≤ H_α(upper)``. Used directly (``sf``,
     ``cdf``, ``support``) it reads as ``upper``, the safe side, except that
-    its support covers both.
+    its support covers both. ``caveat``, where given, says in one sentence
+    what the two pairs are (the accountant and the report repeat it); give
+    one only where the two pairs are apart by what is unknown (shuffling),
+    not by numerics: the accountant then neither refines its grids to narrow
+    the gap nor warns that it is wide.
     """
 
     upper: PrivacyLoss
     lower: PrivacyLoss
+    caveat: str = ""
 
     @property
     def infinity_mass(self) -> float:  # type: ignore[override]

@@ -84,6 +84,7 @@ from gaussdp.report.fit import (
     why_infinite,
 )
 from gaussdp.report.regret import ROUNDING_MARGIN, profile_regret
+from gaussdp.report.render import wording
 from gaussdp.report.tail import tail_mu
 
 __all__ = [
@@ -214,6 +215,11 @@ class Report:
     mu_by_delta_tail : tuple of MuRow
         μ at δ_tail = 1e-6, 1e-8, 1e-10, 1e-12 and the report's own, from the
         same curve, then the tail limit (δ_tail → 0).
+    caveats : tuple of str
+        What the bounds are where the science stops (a shuffled run: upper
+        bounds without amplification, Chua et al.'s lower bounds, and how the
+        lower bound compares with the same run accounted as if Poisson);
+        empty for every other mechanism.
     accounting : Accounting
         The accounting whose certified curve the report read (composed with
         a floor at most δ_tail/100, which may be a refinement of the one
@@ -244,6 +250,7 @@ class Report:
     rounding_limit: RoundingLimit | None = None
     mu_by_delta_tail: tuple[MuRow, ...] = ()
     accounting: Any = field(default=None, repr=False)
+    caveats: tuple[str, ...] = ()
     _mu_for: Callable[[float], float] | None = field(default=None, repr=False)
 
     # -- μ as a function of δ_tail --------------------------------------------
@@ -447,6 +454,38 @@ def _mu_rows(mu_for, delta_tail: float, floor: float, mu_tail) -> tuple[MuRow, .
     return tuple(rows)
 
 
+def _caveats(accounting, rows: tuple[EpsilonRow, ...]) -> tuple[str, ...]:
+    """The accounting's caveats, and for a shuffled run one line comparing it with Poisson.
+
+    The line says, at the first reported δ where it happens, that the
+    certified lower bound exceeds what Poisson accounting (q = 1/t) gives for
+    the same run; else that it does not at any reported δ.
+    """
+    poisson = accounting.as_if_poisson()
+    if poisson is None:
+        return tuple(accounting.caveats)
+    deltas = np.array([row.delta for row in rows])
+    claimed = np.atleast_1d(poisson.epsilon(deltas))
+    for row, epsilon in zip(rows, claimed, strict=True):
+        if row.epsilon_lower > epsilon:
+            lower, poisson_epsilon = wording.down(row.epsilon_lower, 4), wording.up(epsilon, 4)
+            line = (
+                f"at delta = {row.delta:g} the certified lower bound epsilon >= {lower} "
+                f"exceeds the {poisson_epsilon} that Poisson accounting (q = 1/t) gives for the "
+                "same run: the Poisson figure understates this run's privacy loss"
+            )
+            break
+    else:
+        lower, poisson_epsilon = wording.down(rows[0].epsilon_lower, 4), wording.up(claimed[0], 4)
+        line = (
+            "the certified lower bound does not exceed what Poisson accounting (q = 1/t) "
+            f"gives for the same run at any reported delta (at delta = {rows[0].delta:g}: "
+            f"{lower} against {poisson_epsilon}); whether this shuffled run is as private as "
+            "Poisson is not known"
+        )
+    return (*accounting.caveats, line)
+
+
 def _laplace_epsilon(mechanism, neighbouring) -> float | None:
     """ε of a description that is one Laplace mechanism (after flattening), else None."""
     parts = leaves(mechanism, neighbouring)
@@ -494,6 +533,7 @@ def from_accounting(
     if delta_tail is not None:
         delta_tail = _check_delta_tail(delta_tail)
     mechanism = accounting.mechanism
+    common_accounting = accounting
     title = title or mechanism.describe()
     mu_tail = tail_mu(mechanism, accounting.neighbouring)
     common = {
@@ -610,6 +650,7 @@ def from_accounting(
         limit = _cut_sets_mu(steep_up, mu, failure, rows)
     table_floor = 0.0 if groups is not None else steep_up.floor
     return Report(
+        caveats=_caveats(common_accounting, rows),
         **common,
         mu=mu,
         delta_tail=failure,

@@ -43,6 +43,14 @@ exactly, by three rules:
   the tail is the run where all k records are used); a parallel
   composition has its worst part's limit.
 
+**Nor does shuffling.** One shuffled epoch of a Gaussian mechanism lies between
+the inner Gaussian (its upper pair: shift s) and Chua et al.'s pair, the
+maximum batch sum of MoG(2r) against MoG(r) (against N(0, I) under replace);
+in the far tail that maximum is the shifted batch's, a Gaussian against a
+Gaussian s/σ apart, so both pairs have the inner limit and so does the epoch:
+E epochs need √E·s/σ (at δ = 1e-14, σ = 1, t = 10, the lower bound's μ at
+that point is already 0.9999).
+
 In plain words: subsampling hides a record most of the time, which is what
 makes μ small; but in the rare runs where the record is used in (almost)
 every step, nothing hides it, and those runs decide how fast δ(ε) can fall at
@@ -82,7 +90,7 @@ def _tail(mechanism: m.Mechanism, neighbouring: m.Neighbouring) -> float | None:
         if replace and mechanism.sampling_probability < 1.0:
             return _tail(mechanism.mechanism, m.Neighbouring.ADD_REMOVE)
         return _tail(mechanism.mechanism, neighbouring)
-    if isinstance(mechanism, m.SubsampledWithoutReplacement):
+    if isinstance(mechanism, (m.SubsampledWithoutReplacement, m.Shuffled)):
         return _tail(mechanism.mechanism, neighbouring)
     if isinstance(mechanism, m.Repeated):
         inner = _tail(mechanism.mechanism, neighbouring)

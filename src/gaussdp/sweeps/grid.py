@@ -170,6 +170,17 @@ def _find_axes(entry: Any, location: tuple, place: str, axes: list[Axis]) -> Non
                         f"{here}: a swept parameter must be a list of numbers, got {item!r}"
                     )
             axes.append(Axis((*location, key), here, str(key), tuple(value)))
+        elif kind == "name" and isinstance(value, (list, tuple)):  # DP-SGD's sampler
+            if not value:
+                raise InvalidParameterError(
+                    f"{here}: empty list; a swept parameter needs at least one value"
+                )
+            for item in value:
+                if not isinstance(item, str):
+                    raise InvalidParameterError(
+                        f"{here}: a swept name must be a list of strings, got {item!r}"
+                    )
+            axes.append(Axis((*location, key), here, str(key), tuple(value)))
         elif kind == "mechanism":
             _find_axes(value, (*location, key), here, axes)
         elif kind == "mechanisms" and isinstance(value, (list, tuple)):

@@ -234,6 +234,7 @@ def _accounting(
         distributions,
         with_floor,
         accuracy,
+        caveats=numerical.caveats_of(losses),
     )
 
 

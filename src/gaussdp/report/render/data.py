@@ -57,6 +57,7 @@ def to_dict(report) -> dict:
         "advantage_gap_bound": 2.0 * report.regret,
         "alpha_star": report.alpha_star,
         "exact": report.exact,
+        **({"caveats": list(report.caveats)} if report.caveats else {}),
         **_rounding_entry(report),
         "epsilons": [
             {

@@ -72,6 +72,8 @@ def to_markdown(report) -> str:
     """The report as Markdown: a summary table, ε at δ, and (Tier II) the curve."""
     neighbouring = report.neighbouring.value.replace("_", "/")
     lines = [f"### {report.title}", "", f"*{neighbouring} neighbouring; {report.method}*", ""]
+    for caveat in report.caveats:
+        lines += [f"**Caveat:** {caveat}.", ""]
     lines += _markdown_summary(report)
     lines += ["", *_mu_table_markdown(report)]
     lines += [

@@ -138,6 +138,7 @@ def to_html(report) -> str:
         for row in report.table
     )
     mu_section = _mu_section_html(report)
+    caveats = "".join(f'<p class="warning">Caveat: {e(caveat)}.</p>\n' for caveat in report.caveats)
     infinite = _rounding_sentence(report)
     infinite_paragraph = (
         "" if infinite is None else f'<p class="warning">{e(_capital(infinite))}.</p>\n'
@@ -159,7 +160,7 @@ def to_html(report) -> str:
 <h1>{e(report.title)}</h1>
 <p class="note">{e(neighbouring)} neighbouring; {e(report.method)}</p>
 <p class="headline">μ = {up_fixed(report.mu)}, {e(failure)}; regret {up(report.regret, 3)}.</p>
-<table>{summary}</table>
+{caveats}<table>{summary}</table>
 <p>{e(_capital(_tail_sentence(report)))}.</p>
 {infinite_paragraph}{mu_section}<h2>ε at δ</h2>
 <table><tr><th>δ</th><th>ε (upper)</th><th>ε (lower)</th><th>ε from μ</th>

@@ -81,5 +81,6 @@ def to_text(report) -> str:
                 f"{_beta_text(row.beta_optimistic, 'upper'):<20} "
                 f"{_beta_text(row.beta_mu, 'lower')}{label}"
             )
+    lines += [f"caveat: {caveat}" for caveat in report.caveats]
     lines.append(f"method: {report.method}")
     return "\n".join(lines)
