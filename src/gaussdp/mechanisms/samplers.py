@@ -109,14 +109,12 @@ class TruncatedPoisson(Mechanism):
 
     In a pipeline file::
 
-        [mechanism]
+        [[mechanism]]
         type = "truncated_poisson"
+        mechanism = { type = "gaussian", sigma = 1.0 }
         sampling_probability = 0.01
         max_batch_size = 1100
         dataset_size = 100000
-        [mechanism.mechanism]
-        type = "gaussian"
-        sigma = 1.0
 
     Parameters
     ----------

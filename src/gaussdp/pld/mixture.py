@@ -121,14 +121,20 @@ class GaussianMixtureLoss(PrivacyLoss):
     @staticmethod
     def _newton(z, r, mu, log_w):
         """Newton's method from above on the convex increasing G(z) − r."""
+        converging = False
+        offsets = log_w - 0.5 * mu**2
         for _ in range(_NEWTON_STEPS):
-            exponents = log_w + mu * z[..., None] - 0.5 * mu**2
-            value = special.logsumexp(exponents, axis=-1)
-            slope = np.sum(mu * np.exp(exponents - value[..., None]), axis=-1)
+            exponents = offsets + mu * z[..., None]
+            top = exponents.max(axis=-1)
+            terms = np.exp(exponents - top[..., None])
+            total = terms.sum(axis=-1)
+            value = top + np.log(total)  # G(z), a log-sum-exp
+            slope = (terms @ mu) / total  # G'(z), the terms' weighted mean slope
             step = (value - r) / slope
             z = z - step
-            if not np.any(np.abs(step) > 1e-15 * (1.0 + np.abs(z))):
+            if converging:  # one step after 1e-9: quadratic convergence reached roundoff
                 break
+            converging = not np.any(np.abs(step) > 1e-9 * (1.0 + np.abs(z)))
         return z
 
     # -- tails -------------------------------------------------------------------------------
