@@ -99,9 +99,10 @@ class TruncatedPoisson(Mechanism):
     the exact pair is not known, so the accountant brackets it. Upper
     (dominating): reveal whether the batch was cut, i.e. the mixture with
     weights 1 − P(cut), P(cut) of the Gaussian mixtures {0: 1 − q, Δ: q} and
-    {0: 1 − q̄, 2Δ: q̄} against N(0, σ²). Lower (dominated): the data set where
-    every other record contributes 0, {0: 1 − q_eff, Δ: q_eff} against
-    N(0, σ²) with q_eff the probability that the record is in the batch.
+    {0: 1 − q̄, 2Δ: q̄} against N(0, σ²). Lower (dominated): an actual pair of
+    data sets, e.g. every other record contributing 0, {0: 1 − q_eff, Δ: q_eff}
+    against N(0, σ²) with q_eff the probability that the record is in the
+    batch; where batches are cut often, attacks that also see the cut.
     When no batch can be cut (B = N, or P(cut) = 0 in floating point) both
     are the Poisson-subsampled Gaussian. ε is *not* monotone in B: B = 1
     keeps each record with probability about 1/N (very private), B = N is
@@ -129,6 +130,7 @@ class TruncatedPoisson(Mechanism):
 
     Examples
     --------
+    >>> from gaussdp import Gaussian
     >>> print(TruncatedPoisson(Gaussian(1.0), 0.01, max_batch_size=1200, dataset_size=100000))
     TruncatedPoisson(q=0.01, B=1200, N=100000, Gaussian(σ=1))
     """
@@ -174,6 +176,7 @@ class TruncatedPoisson(Mechanism):
 
         Examples
         --------
+        >>> from gaussdp import Gaussian
         >>> sampler = TruncatedPoisson(Gaussian(1.0), 0.01, 1200, 100000)
         >>> sampler.truncation_probability < 1e-9
         True
@@ -189,6 +192,7 @@ class TruncatedPoisson(Mechanism):
 
         Examples
         --------
+        >>> from gaussdp import Gaussian
         >>> print(TruncatedPoisson(Gaussian(1.0), 0.01, 1200, 100000).untruncated)
         PoissonSubsampled(q=0.01, Gaussian(σ=1))
         """

@@ -72,8 +72,8 @@ class GaussianMixtureLoss(PrivacyLoss):
     --------
     >>> loss = GaussianMixtureLoss((0.0, 1.0), (0.5, 0.5), "remove")
     >>> p_above, q_above = loss.sf(0.0)
-    >>> round(float(p_above - q_above), 6)  # P(L > 0) − Q(L > 0), the TV distance
-    0.095298
+    >>> round(float(p_above - q_above), 6)  # the TV distance, ½(2Φ(½) − 1)
+    0.191462
     """
 
     shifts: tuple[float, ...]

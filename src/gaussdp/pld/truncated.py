@@ -42,14 +42,18 @@ direction. dp_accounting builds the same mixture but takes for the branch T
 the replace-one pair of the subsampled Gaussian at σ/2 (its "slightly loose"
 upper bound); the branch here is the tight one, so ``upper`` is never looser.
 
-``lower`` is the data set whose other records all have gradient 0 and x*
-gradient of norm Δ: the output is N(0, σ²) under D' and
-{0: 1 − q_eff, Δ: q_eff} under D, with q_eff = P(x* is in the batch)
-= q P(K ≤ B − 1) + (B/N) P(Binomial(N, q) ≥ B + 1). It is a pair of actual
-neighbouring data sets, so the mechanism dominates it.
+``lower`` is a pair of actual neighbouring data sets, so the mechanism
+dominates it. The simplest: the other records all contribute 0 and x* a
+vector of norm Δ; the output is N(0, σ²) under D' and {0: 1 − q_eff, Δ: q_eff}
+under D, with q_eff = P(x* is in the batch) = q P(K ≤ B − 1)
++ (B/N) P(Binomial(N, q) ≥ B + 1). Where batches are cut often enough
+(P(T) ≥ 1e-6), attacks that also see the cut are tried
+(:mod:`gaussdp.pld.truncated_attack`: the others contribute u, x* leans against
+them), binned (post-processing); the one whose single step reveals most on
+average (Kullback–Leibler divergence, which drives long compositions) is used.
 
-The two differ only on T: when P(T) = 0 (in particular B = N) both are the
-Poisson-subsampled Gaussian with rate q, which is returned exactly. The
+When P(T) = 0 (in particular B = N) both are the Poisson-subsampled Gaussian
+with rate q, which is returned exactly. The
 exact pair of the sampler is not known to us; the truth lies between.
 
 Source: Ganesh (2025), "Tighter privacy analysis for truncated Poisson
@@ -69,6 +73,7 @@ from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError
 from gaussdp.pld.losses import BracketedLoss, PrivacyLoss
 from gaussdp.pld.mixture import mixture_losses
+from gaussdp.pld.truncated_attack import attack_losses, inclusion_divergence, kullback_leibler
 
 __all__ = [
     "CAVEAT",
@@ -80,13 +85,19 @@ __all__ = [
 
 CAVEAT = (
     "truncated Poisson: the exact pair is not known; the upper bounds reveal whether the "
-    "batch was cut (at least as tight as dp_accounting's), the lower bounds are those of a "
-    "data set whose other records contribute 0 (Poisson at the record's inclusion "
-    "probability); the truth lies between"
+    "batch was cut (at least as tight as dp_accounting's), the lower bounds are those of an "
+    "actual pair of data sets (the most revealing of a few attacks); the truth lies between"
 )
 
 #: Below this P(cut), the pairs differ by less than 2e-20 in δ per step: no caveat.
 _NEGLIGIBLE_CUT = 1e-20
+#: From this P(cut) on, attacks that see the cut (x* against the others) are tried too.
+_ATTACKS_FROM_CUT = 1e-6
+#: The directions tried: x* = −a u + b w for these a (see :mod:`gaussdp.pld.truncated_attack`).
+_ATTACK_DIRECTIONS = (0.0, 0.3)
+#: An attack replaces the zero-others pair only if its divergence is this much larger
+#: (the attacks are binned, the zero-others pair is exact).
+_ATTACK_MARGIN = 1.01
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,6 +169,29 @@ def inclusion_probability(mechanism: m.TruncatedPoisson) -> float:
     return min(kept + cut, q)
 
 
+def _lower_pair(mechanism: m.TruncatedPoisson, shift: float, cut: float):
+    """The lower pair: the zero-others pair, or a binned attack that reveals more on average.
+
+    Every candidate is an actual pair of data sets (or a post-processing of
+    one), so whichever is chosen is dominated by the mechanism; the choice
+    (largest Kullback–Leibler divergence of one step, which drives long
+    compositions) only decides how tight the lower bound is.
+    """
+    q_eff = inclusion_probability(mechanism)
+    zero_others = mixture_losses(1.0, (0.0, shift), (1.0 - q_eff, q_eff))
+    if cut < _ATTACKS_FROM_CUT:
+        return zero_others
+    n, q, b = mechanism.dataset_size, mechanism.sampling_probability, mechanism.max_batch_size
+    # The zero-others pair's own divergence, by the same binning as the attacks'.
+    best, best_score = zero_others, inclusion_divergence(q_eff, shift)
+    for against in _ATTACK_DIRECTIONS:
+        candidate = attack_losses(n, q, b, shift, against)
+        score = kullback_leibler(candidate[0])
+        if score > _ATTACK_MARGIN * best_score:
+            best, best_score = candidate, score
+    return best
+
+
 def truncated_poisson_losses(
     mechanism: m.TruncatedPoisson, neighbouring: m.Neighbouring
 ) -> tuple[PrivacyLoss, PrivacyLoss]:
@@ -186,8 +220,7 @@ def truncated_poisson_losses(
     swapped = mixture_losses(sigma, (0.0, 2.0 * delta_shift), (1.0 - q_bar, q_bar))
     n, b = mechanism.dataset_size, mechanism.max_batch_size
     kept_weight = float(stats.binom.cdf(b - 1, n - 1, q))
-    q_eff = inclusion_probability(mechanism)
-    lower = mixture_losses(sigma, (0.0, delta_shift), (1.0 - q_eff, q_eff))
+    lower = _lower_pair(mechanism, delta_shift / sigma, cut)
     return tuple(
         BracketedLoss(
             upper=RevealedMixtureLoss((kept_weight, cut), (plain[i], swapped[i])),
