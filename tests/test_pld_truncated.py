@@ -219,3 +219,11 @@ def test_bad_input_is_refused_in_one_line(build, message):
     with pytest.raises(InvalidParameterError, match=message) as caught:
         build()
     assert "\n" not in str(caught.value)
+
+
+def test_the_binomial_range_of_the_attacks_is_its_1e30_quantiles():
+    # scipy's isf(1e-30) forms 1 − 1e-30 = 1 and returns the largest k: bisected on sf instead
+    from gaussdp.pld.truncated_attack import _upper_quantile
+
+    high = _upper_quantile(99_999, 0.01, 1e-30)
+    assert stats.binom.sf(high, 99_999, 0.01) <= 1e-30 < stats.binom.sf(high - 1, 99_999, 0.01)

@@ -186,6 +186,8 @@ def _lower_pair(mechanism: m.TruncatedPoisson, shift: float, cut: float):
     best, best_score = zero_others, inclusion_divergence(q_eff, shift)
     for against in _ATTACK_DIRECTIONS:
         candidate = attack_losses(n, q, b, shift, against)
+        if candidate is None:  # too many cells for memory: keep what we have
+            break
         score = kullback_leibler(candidate[0])
         if score > _ATTACK_MARGIN * best_score:
             best, best_score = candidate, score

@@ -42,6 +42,7 @@ _NEGLIGIBLE_MASS = 1e-30
 _TAIL_WIDTH = 9.0  # in σ: the outer cells hold what lies beyond
 _MAXIMUM_CELLS = 3000  # per coordinate and region
 _COARSE_SPACING = 0.5  # in σ, for y_u away from the cut
+_MAXIMUM_ATOMS = 2_000_000  # beyond, no attack pair is built (memory)
 
 
 def _cell_probabilities(edges: np.ndarray, centres: np.ndarray) -> np.ndarray:
@@ -52,6 +53,21 @@ def _cell_probabilities(edges: np.ndarray, centres: np.ndarray) -> np.ndarray:
     middle = 0.5 * (edges[1:] + edges[:-1])[None, :]
     inner = np.where(middle > c, above[:, :-1] - above[:, 1:], below[:, 1:] - below[:, :-1])
     return np.concatenate([below[:, :1], np.maximum(inner, 0.0), above[:, -1:]], axis=1)
+
+
+def _upper_quantile(trials: int, probability: float, tail: float) -> int:
+    """The smallest k with P(Binomial(trials, probability) > k) ≤ tail, by bisection on sf.
+
+    (scipy's ``isf`` forms 1 − tail, which is 1 for tail = 1e-30.)
+    """
+    low, high = int(stats.binom.ppf(0.5, trials, probability)), trials
+    while low < high:
+        middle = (low + high) // 2
+        if stats.binom.sf(middle, trials, probability) <= tail:
+            high = middle
+        else:
+            low = middle + 1
+    return high
 
 
 def _edges(low: float, high: float, spacing: float) -> np.ndarray:
@@ -66,8 +82,10 @@ def attack_losses(
     shift: float,
     against: float,
     spacing: float = 0.1,
-) -> tuple[AtomicLoss, AtomicLoss]:
+) -> tuple[AtomicLoss, AtomicLoss] | None:
     """(remove, add) losses of the binned pair above, x* = −a u + b w with a = ``against``.
+
+    None where the binned pair would have more than 2,000,000 atoms.
 
     Parameters
     ----------
@@ -81,12 +99,13 @@ def attack_losses(
     """
     n, q, b_max, s = dataset_size, sampling_probability, max_batch_size, shift
     across = math.sqrt(1.0 - against**2)
-    k = np.arange(n)
-    log_pmf = stats.binom.logpmf(k, n - 1, q)
-    keep = log_pmf > math.log(_NEGLIGIBLE_MASS)
-    low_k, high_k = int(k[keep].min()), int(k[keep].max())
+    # K beyond its 1e-30 quantiles is left out (its mass is added back below).
+    low_k = int(stats.binom.ppf(_NEGLIGIBLE_MASS, n - 1, q))
+    high_k = _upper_quantile(n - 1, q, _NEGLIGIBLE_MASS)
+    k = np.arange(max(low_k, 0), min(high_k, n - 1) + 1)
+    low_k, high_k = int(k[0]), int(k[-1])
+    pmf = stats.binom.pmf(k, n - 1, q)
     left_out = float(stats.binom.cdf(low_k - 1, n - 1, q) + stats.binom.sf(high_k, n - 1, q))
-    k, pmf = k[keep], np.exp(log_pmf[keep])
     # Fine cells near the cut (where x* pushing a record out shows), coarse below it.
     bottom = s * (min(low_k, b_max) - 1 - against) - _TAIL_WIDTH
     fine_from = max(s * (b_max - 1 - against) - _TAIL_WIDTH, bottom)
@@ -97,6 +116,8 @@ def attack_losses(
         ]
     )
     edges_w = _edges(-_TAIL_WIDTH, s * across + _TAIL_WIDTH, spacing)
+    if (edges_u.size + 1) * (edges_w.size + 1) > _MAXIMUM_ATOMS:
+        return None
     cells_w_zero = _cell_probabilities(edges_w, [0.0])[0]
     cells_w_record = _cell_probabilities(edges_w, [s * across])[0]
     without_u = pmf @ _cell_probabilities(edges_u, s * np.minimum(k, b_max))
