@@ -40,7 +40,9 @@ with weights 1 − P(T) and P(T), of the Gaussian mixtures
 the reverse of post-processing, so it dominates the mechanism in each
 direction. dp_accounting builds the same mixture but takes for the branch T
 the replace-one pair of the subsampled Gaussian at σ/2 (its "slightly loose"
-upper bound); the branch here is the tight one, so ``upper`` is never looser.
+upper bound, which dominates the branch's pair); the branch here is the tight
+one, so the pair ``upper`` is never looser than dp_accounting's (the computed ε
+can differ by the two tools' grid errors, ~1e-9 where no batch is ever cut).
 
 ``lower`` is a pair of actual neighbouring data sets, so the mechanism
 dominates it. The simplest: the other records all contribute 0 and x* a
@@ -53,8 +55,8 @@ them), binned (post-processing); the one whose single step reveals most on
 average (Kullback–Leibler divergence, which drives long compositions) is used.
 
 When P(T) = 0 (in particular B = N) both are the Poisson-subsampled Gaussian
-with rate q, which is returned exactly. The
-exact pair of the sampler is not known to us; the truth lies between.
+with rate q, which is returned exactly. Otherwise the exact pair of the
+sampler is not known to us; the truth lies between.
 
 Source: Ganesh (2025), "Tighter privacy analysis for truncated Poisson
 sampling", arXiv 2508.15089; dp_accounting's
