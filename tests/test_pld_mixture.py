@@ -119,3 +119,10 @@ def test_a_mixture_without_shift_is_perfect_privacy():
     result = account(GaussianMixture(1.0, [0.0, 3.0], [1.0, 0.0]))
     assert result.epsilon(DELTA) == 0.0
     assert math.isfinite(account(GaussianMixture(1.0, [2.0], [1.0])).epsilon(DELTA))
+
+
+def test_pipeline_files_round_trip():
+    from gaussdp.mechanisms import dumps, loads
+
+    run = Repeated(GaussianMixture(1.5, [0.0, 1.0, 2.0], [0.9, 0.06, 0.04]), 7)
+    assert loads(dumps(run)).mechanism == run

@@ -15,6 +15,7 @@ from gaussdp import (
     Gaussian,
     Laplace,
     Neighbouring,
+    PoissonSubsampled,
     Repeated,
     TruncatedPoisson,
     account,
@@ -227,3 +228,15 @@ def test_the_binomial_range_of_the_attacks_is_its_1e30_quantiles():
 
     high = _upper_quantile(99_999, 0.01, 1e-30)
     assert stats.binom.sf(high, 99_999, 0.01) <= 1e-30 < stats.binom.sf(high - 1, 99_999, 0.01)
+
+
+def test_a_small_batch_is_more_private_than_poisson():
+    # ε is not monotone in B: B = 1 keeps a record with probability about 1/N, not q.
+    n, q, steps = 1000, 0.05, 20
+    _, small = account(Repeated(TruncatedPoisson(Gaussian(1.0), q, 1, n), steps)).epsilon_bounds(
+        DELTA
+    )
+    poisson_lower, _ = account(Repeated(PoissonSubsampled(Gaussian(1.0), q), steps)).epsilon_bounds(
+        DELTA
+    )
+    assert small < poisson_lower
