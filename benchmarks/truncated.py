@@ -196,15 +196,16 @@ def render(results: dict) -> str:
             )
         fine = samples.get("dp_accounting_fine")
         if fine or "dp_accounting_fine" in entry["failed"]:
+            if not fine:
+                failure = entry["failed"]["dp_accounting_fine"]
+                fine_rows.append(f"| {entry['max_batch_size']} | failed: {failure} | | | | |")
+                continue
+            theirs_fine, t_fine = fine[0]["epsilon"], _median(fine, "work")
+            tight_upper = tight[0]["upper"] if tight else float("nan")
             fine_rows.append(
-                f"| {entry['max_batch_size']} | "
-                + (
-                    f"{fine[0]['epsilon']:.6g} | {_median(fine, 'work'):.2f} | "
-                    f"{t_ours / _median(fine, 'work'):.2f} | "
-                    f"{'yes' if upper <= fine[0]['epsilon'] else 'NO'} |"
-                    if fine
-                    else f"failed: {entry['failed']['dp_accounting_fine']} | | | |"
-                )
+                f"| {entry['max_batch_size']} | {theirs_fine:.10g} | {t_fine:.2f} | "
+                f"{t_ours / t_fine:.2f} | {'yes' if upper <= theirs_fine else 'NO'} | "
+                f"{'yes' if tight_upper <= theirs_fine else 'NO'} |"
             )
     if tight_rows:
         lines += [
@@ -217,12 +218,19 @@ def render(results: dict) -> str:
             *tight_rows,
         ]
     if fine_rows:
+        fine_rows.append("")
+        fine_rows.append(
+            "Where a row says NO, no batch is cut in effect (the run is plain Poisson "
+            "sampling): dp_accounting's figure at interval 1e-5 lies between gaussdp's two "
+            "certified bounds and below its upper bound, in 20–50× gaussdp's time."
+        )
         lines += [
             "",
             "dp_accounting at interval 1e-5:",
             "",
-            "| B | dp_accounting ε | dp_accounting s | ratio | gaussdp upper ≤ it |",
-            "|---|---|---|---|---|",
+            "| B | dp_accounting ε | dp_accounting s | ratio (default) | default upper ≤ it | "
+            "`accuracy=1e-6` upper ≤ it |",
+            "|---|---|---|---|---|---|",
             *fine_rows,
         ]
     lines += [
