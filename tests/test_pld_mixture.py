@@ -6,6 +6,8 @@ import mpmath
 import numpy as np
 import pytest
 from dp_accounting.pld import privacy_loss_distribution as dp_pld
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gaussdp import GaussianMixture, Neighbouring, PoissonSubsampled, Repeated, account
 from gaussdp import mechanisms as m
@@ -126,3 +128,22 @@ def test_pipeline_files_round_trip():
 
     run = Repeated(GaussianMixture(1.5, [0.0, 1.0, 2.0], [0.9, 0.06, 0.04]), 7)
     assert loads(dumps(run)).mechanism == run
+
+
+@settings(max_examples=3, deadline=None)
+@given(
+    sigma=st.floats(0.8, 3.0),
+    factor=st.floats(1.1, 2.0),
+    steps=st.integers(1, 10),
+    weight=st.floats(0.01, 0.3),
+)
+def test_monotone_in_sigma_and_steps(sigma, factor, steps, weight):
+    def bounds(s, t):
+        mixture = GaussianMixture(s, [0.0, 1.0, 2.0], [1 - weight, weight / 2, weight / 2])
+        return account(Repeated(mixture, t), grid_spacing=2e-3).epsilon_bounds(DELTA)
+
+    lower, upper = bounds(sigma, steps)
+    assert lower <= upper
+    noisier, longer = bounds(sigma * factor, steps), bounds(sigma, steps + 3)
+    assert noisier[0] <= lower + 1e-9 and noisier[1] <= upper + 1e-9
+    assert longer[0] >= lower - 1e-9 and longer[1] >= upper - 1e-9
