@@ -135,8 +135,10 @@ def test_sampling_without_replacement_under_replace():
             r"^event\.events\[1\]: SampledWithReplacementDpEvent is not supported",
         ),
         (
-            E.SelfComposedDpEvent(E.TruncatedSubsampledGaussianDpEvent(100, 0.1, 20, 1.0), 2),
-            r"^event\.event: TruncatedSubsampledGaussianDpEvent is not supported",
+            E.SelfComposedDpEvent(
+                E.SampledWithReplacementDpEvent(100, 2, E.GaussianDpEvent(1.0)), 2
+            ),
+            r"^event\.event: SampledWithReplacementDpEvent is not supported",
         ),
         ("gaussian", "expected a dp_accounting DpEvent, got str"),
     ],

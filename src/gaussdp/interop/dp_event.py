@@ -25,6 +25,11 @@ DpEvent                                    gaussdp description
                                            inner Gaussian σ is per replace-one sensitivity)
 ``SelfComposedDpEvent(e, T)``              ``Repeated(e', T)`` (sampled Gaussian: ``DPSGD``)
 ``ComposedDpEvent([...])``                 ``Composition([...])``
+``MixtureOfGaussiansDpEvent(σ, c, p)``      ``GaussianMixture(σ, c, p)`` (σ = 0: non-private)
+``TruncatedSubsampledGaussianDpEvent``      ``TruncatedPoisson(Gaussian(σ), q, min(B, N), N)``
+``(N, q, B, σ)``                            (B ≥ N: nothing is ever cut, B = N is the same;
+                                           add/remove, N the larger data set's size, as
+                                           dp_accounting counts it)
 ``SingleEpochTreeAggregationDpEvent``      ``MatrixMechanism(tree(max T_i), σ,
 ``(σ, [T_1, …])``                          SingleParticipation())``: the trees are
                                            restarted and each record is in one of them, so
@@ -36,12 +41,16 @@ DpEvent                                    gaussdp description
 
 Every other event (``UnsupportedDpEvent``, ``SampledWithReplacementDpEvent``,
 ``RepeatAndSelectDpEvent``,
-``MixtureOfGaussiansDpEvent``, ``TruncatedSubsampledGaussianDpEvent``, …)
-raises :class:`UnsupportedEventError` naming it and where it sits in the
+…) raises :class:`UnsupportedEventError` naming it and where it sits in the
 tree. dp_accounting's neighbouring relation is a property of its
 accountant, not of the event: pass the same relation to
 :func:`gaussdp.account` (``Neighbouring.REPLACE`` for sampling without
 replacement, as dp_accounting's ``REPLACE_ONE``).
+
+:func:`to_dp_event` goes the other way for the descriptions that have an
+event (the table read backwards, for Gaussian, Laplace, Poisson sampling,
+repetition, composition, DP-SGD, mixtures and truncated Poisson); it imports
+dp_accounting.
 """
 
 from __future__ import annotations
@@ -53,7 +62,7 @@ from gaussdp import matrix
 from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError
 
-__all__ = ["UnsupportedEventError", "from_dp_event"]
+__all__ = ["UnsupportedEventError", "from_dp_event", "to_dp_event"]
 
 
 class UnsupportedEventError(InvalidParameterError):
@@ -65,7 +74,8 @@ _SUPPORTED = (
     "NoOpDpEvent, NonPrivateDpEvent, GaussianDpEvent, LaplaceDpEvent, DiscreteLaplaceDpEvent, "
     "EpsilonDeltaDpEvent, RandomizedResponseDpEvent, ZCDpEvent, PoissonSampledDpEvent, "
     "SampledWithoutReplacementDpEvent, SelfComposedDpEvent, ComposedDpEvent, "
-    "SingleEpochTreeAggregationDpEvent"
+    "SingleEpochTreeAggregationDpEvent, MixtureOfGaussiansDpEvent, "
+    "TruncatedSubsampledGaussianDpEvent"
 )
 # Orders used for a (ξ, ρ)-zCDP event with ξ > 0.
 _ZCDP_ORDERS = tuple([1.25, 1.5, 1.75, *range(2, 65), 80, 96, 128, 192, 256, 512, 1024])
@@ -172,6 +182,25 @@ def _convert(event: Any, where: str, replace_sensitivity: bool = False) -> m.Mec
         if sigma == 0:
             return _NON_PRIVATE
         return m.MatrixMechanism(matrix.tree(steps), sigma, matrix.SingleParticipation())
+    if kind == "MixtureOfGaussiansDpEvent":
+        sigma = float(_field(event, "standard_deviation", where))
+        shifts = [sensitivity * float(c) for c in _field(event, "sensitivities", where)]
+        weights = [float(p) for p in _field(event, "sampling_probs", where)]
+        mixture = m.GaussianMixture(sigma if sigma > 0 else math.inf, shifts, weights)
+        if all(c == 0 or p == 0 for c, p in zip(shifts, weights, strict=True)):
+            return None  # N(0, σ²) against itself
+        return _NON_PRIVATE if sigma == 0 else mixture
+    if kind == "TruncatedSubsampledGaussianDpEvent":
+        n = int(_field(event, "dataset_size", where))
+        q = float(_field(event, "sampling_probability", where))
+        b = int(_field(event, "truncated_batch_size", where))
+        sigma = float(_field(event, "noise_multiplier", where))
+        if n == 0 or b == 0 or q == 0.0:
+            return None
+        if sigma == 0:
+            return _NON_PRIVATE
+        # B ≥ N: no batch is ever cut, exactly as with B = N.
+        return m.TruncatedPoisson(m.Gaussian(sigma, sensitivity), q, min(b, n), n)
     if kind == "ComposedDpEvent":
         events = _field(event, "events", where)
         parts = [
@@ -221,3 +250,67 @@ def from_dp_event(event: Any) -> m.Mechanism:
     """
     mechanism = _convert(event, "event")
     return m.Gaussian(math.inf) if mechanism is None else mechanism
+
+
+def to_dp_event(mechanism: m.Mechanism):
+    """A dp_accounting ``DpEvent`` for a gaussdp description (the inverse of :func:`from_dp_event`).
+
+    Supported: ``Gaussian(σ, Δ)`` → ``GaussianDpEvent(σ/Δ)``, ``Laplace(b, Δ)``
+    → ``LaplaceDpEvent(b/Δ)``, ``PoissonSubsampled`` → ``PoissonSampledDpEvent``,
+    ``Repeated`` → ``SelfComposedDpEvent``, ``Composition`` →
+    ``ComposedDpEvent``, ``DPSGD`` (through its building blocks),
+    ``GaussianMixture(σ, c, p)`` → ``MixtureOfGaussiansDpEvent(σ, c, p)`` and
+    ``TruncatedPoisson(Gaussian(σ, Δ), q, B, N)`` →
+    ``TruncatedSubsampledGaussianDpEvent(N, q, B, σ/Δ)``. The neighbouring
+    relation is the accountant's in both libraries (add/remove for these).
+
+    Raises
+    ------
+    UnsupportedEventError
+        For any other description, naming it.
+
+    Examples
+    --------
+    >>> from gaussdp import Gaussian, TruncatedPoisson
+    >>> to_dp_event(TruncatedPoisson(Gaussian(1.0), 0.01, 1100, 100000))
+    TruncatedSubsampledGaussianDpEvent(dataset_size=100000, sampling_probability=0.01, \
+truncated_batch_size=1100, noise_multiplier=1.0)
+    """
+    from dp_accounting import dp_event
+
+    expanded = mechanism.expand() if isinstance(mechanism, m.Mechanism) else None
+    if expanded is not None:
+        return to_dp_event(expanded)
+    if isinstance(mechanism, m.Gaussian) and mechanism.sensitivity > 0:
+        return dp_event.GaussianDpEvent(mechanism.sigma / mechanism.sensitivity)
+    if isinstance(mechanism, m.Laplace) and mechanism.sensitivity > 0:
+        return dp_event.LaplaceDpEvent(mechanism.scale / mechanism.sensitivity)
+    if isinstance(mechanism, m.PoissonSubsampled):
+        inner = to_dp_event(mechanism.mechanism)
+        return dp_event.PoissonSampledDpEvent(mechanism.sampling_probability, inner)
+    if isinstance(mechanism, m.Repeated):
+        return dp_event.SelfComposedDpEvent(to_dp_event(mechanism.mechanism), mechanism.times)
+    if isinstance(mechanism, m.Composition):
+        return dp_event.ComposedDpEvent([to_dp_event(p) for p in mechanism.mechanisms])
+    if isinstance(mechanism, m.GaussianMixture):
+        return dp_event.MixtureOfGaussiansDpEvent(
+            mechanism.noise_multiplier, list(mechanism.sensitivities), list(mechanism.probabilities)
+        )
+    if (
+        isinstance(mechanism, m.TruncatedPoisson)
+        and isinstance(mechanism.mechanism, m.Gaussian)
+        and mechanism.mechanism.sensitivity > 0
+    ):
+        inner = mechanism.mechanism
+        return dp_event.TruncatedSubsampledGaussianDpEvent(
+            mechanism.dataset_size,
+            mechanism.sampling_probability,
+            mechanism.max_batch_size,
+            inner.sigma / inner.sensitivity,
+        )
+    name = str(mechanism) if isinstance(mechanism, m.Mechanism) else repr(mechanism)
+    raise UnsupportedEventError(
+        f"mechanism {name} has no dp_accounting DpEvent here (supported: Gaussian, Laplace, "
+        "PoissonSubsampled, Repeated, Composition, DPSGD, GaussianMixture, "
+        "TruncatedPoisson of a Gaussian)"
+    )

@@ -317,12 +317,22 @@ class GaussianMixture(Mechanism):
     The building block of subsampled and truncated-Poisson Gaussians: a
     record moves the query by ``cᵢ = sensitivities[i]`` with probability
     ``pᵢ = probabilities[i]``. With ``{0: 1 − q, 1: q}`` it is the
-    Poisson-subsampled Gaussian.
+    Poisson-subsampled Gaussian (dp_accounting's ``MixtureOfGaussiansDpEvent``;
+    arXiv 2310.15526; the pairs of truncated Poisson sampling, Ganesh 2025,
+    arXiv 2508.15089).
+
+    Dominating pair (exact), ADD_REMOVE only: remove ``P = Σᵢ pᵢ N(cᵢ, σ²)``,
+    ``Q = N(0, σ²)``; add: the swap. The privacy loss
+    ``L(x) = log Σᵢ pᵢ exp((2cᵢx − cᵢ²)/(2σ²))`` is increasing in x (all
+    cᵢ ≥ 0), bounded below by log of the mass at c = 0, so its law under P and
+    Q is a sum of Gaussian tails at its inverse (:mod:`gaussdp.pld.mixture`).
+    REPLACE is refused: the pair of a mixture under replace-one is not
+    established here. σ = ∞, or no mass on a positive shift, reveals nothing.
 
     Parameters
     ----------
     noise_multiplier : float
-        σ ∈ (0, ∞).
+        σ ∈ (0, ∞].
     sensitivities : sequence of float
         The shifts cᵢ ≥ 0.
     probabilities : sequence of float

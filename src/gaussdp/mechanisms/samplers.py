@@ -84,7 +84,38 @@ class TruncatedPoisson(Mechanism):
     Every one of the ``N = dataset_size`` records is included independently
     with probability q; if more than ``B = max_batch_size`` are included, a
     uniformly random subset of ``B`` of them is kept. ``mechanism`` runs on
-    the batch.
+    the batch (Ganesh 2025, arXiv 2508.15089; dp_accounting's
+    ``TruncatedSubsampledGaussianDpEvent``).
+
+    Neighbouring: add/remove only, with ``N`` the size of the *larger* data
+    set (the one holding the record in question), as dp_accounting counts it.
+    With K ~ Binomial(N − 1, q) the number of other records sampled, a batch
+    holding that record is cut when K ≥ B, with probability
+    :attr:`truncation_probability`. Given that, the record is swapped in for
+    another (a shift of up to 2Δ) with probability q̄ = E[qB/(K + 1) | K ≥ B];
+    otherwise the sampler is exactly Poisson sampling (:attr:`untruncated`).
+
+    Pairs (Gaussian inner mechanism only; see :mod:`gaussdp.pld.truncated`):
+    the exact pair is not known, so the accountant brackets it. Upper
+    (dominating): reveal whether the batch was cut, i.e. the mixture with
+    weights 1 − P(cut), P(cut) of the Gaussian mixtures {0: 1 − q, Δ: q} and
+    {0: 1 − q̄, 2Δ: q̄} against N(0, σ²). Lower (dominated): an actual pair of
+    data sets, e.g. every other record contributing 0, {0: 1 − q_eff, Δ: q_eff}
+    against N(0, σ²) with q_eff the probability that the record is in the
+    batch; where batches are cut often, attacks that also see the cut.
+    When no batch can be cut (B = N, or P(cut) = 0 in floating point) both
+    are the Poisson-subsampled Gaussian. ε is *not* monotone in B: B = 1
+    keeps each record with probability about 1/N (very private), B = N is
+    plain Poisson, and the bounds are largest for B near the mean batch Nq.
+
+    In a pipeline file::
+
+        [[mechanism]]
+        type = "truncated_poisson"
+        mechanism = { type = "gaussian", sigma = 1.0 }
+        sampling_probability = 0.01
+        max_batch_size = 1100
+        dataset_size = 100000
 
     Parameters
     ----------
@@ -99,6 +130,7 @@ class TruncatedPoisson(Mechanism):
 
     Examples
     --------
+    >>> from gaussdp import Gaussian
     >>> print(TruncatedPoisson(Gaussian(1.0), 0.01, max_batch_size=1200, dataset_size=100000))
     TruncatedPoisson(q=0.01, B=1200, N=100000, Gaussian(σ=1))
     """
@@ -134,6 +166,39 @@ class TruncatedPoisson(Mechanism):
             )
         object.__setattr__(self, "dataset_size", dataset_size)
         object.__setattr__(self, "max_batch_size", max_batch_size)
+
+    @property
+    def truncation_probability(self) -> float:
+        """P(Binomial(N − 1, q) ≥ B): the chance that a batch holding a given record is cut.
+
+        How far the sampler is from plain Poisson sampling: 0 means it *is*
+        Poisson sampling (:attr:`untruncated`) for accounting purposes.
+
+        Examples
+        --------
+        >>> from gaussdp import Gaussian
+        >>> sampler = TruncatedPoisson(Gaussian(1.0), 0.01, 1200, 100000)
+        >>> sampler.truncation_probability < 1e-9
+        True
+        """
+        from scipy import stats
+
+        q, n, b = self.sampling_probability, self.dataset_size, self.max_batch_size
+        return float(stats.binom.sf(b - 1, n - 1, q))
+
+    @property
+    def untruncated(self) -> Mechanism:
+        """The plain Poisson-sampled mechanism, ``PoissonSubsampled(mechanism, q)``, for comparison.
+
+        Examples
+        --------
+        >>> from gaussdp import Gaussian
+        >>> print(TruncatedPoisson(Gaussian(1.0), 0.01, 1200, 100000).untruncated)
+        PoissonSubsampled(q=0.01, Gaussian(σ=1))
+        """
+        from gaussdp.mechanisms.sampling import PoissonSubsampled
+
+        return PoissonSubsampled(self.mechanism, self.sampling_probability)
 
     def _short(self) -> str:
         return (

@@ -17,6 +17,8 @@ RandomizedResponse(ε)     Bern(e^ε/(1+e^ε)) vs Bern(1/(1+e^ε))          ±ε
 PureDP(ε)                 randomized response with ε                    ±ε
 ApproxDP(ε, δ)            leaky randomized response                     ±ε, +∞ with mass δ
 PoissonSubsampled(M, γ)   remove ((1−γ)Q + γP, Q); add the swap         log(1 − γ + γe^L)
+GaussianMixture(σ, c, p)  remove (Σ pᵢN(cᵢ, σ²), N(0, σ²)); add swap    :mod:`gaussdp.pld.mixture`
+TruncatedPoisson(G, q,…)  bracketed: :mod:`gaussdp.pld.truncated`       (add/remove only)
 =======================  ==========================================  =====================
 
 Under replace-one neighbouring a record's contribution can move by twice
@@ -37,7 +39,7 @@ from scipy import special
 
 from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError
-from gaussdp.pld import guarantees, shuffling
+from gaussdp.pld import guarantees, mixture, shuffling, truncated
 from gaussdp.pld.losses import AtomicLoss, GaussianLoss, LaplaceLoss, PrivacyLoss, SubsampledLoss
 
 __all__ = ["dominating_losses", "is_identity"]
@@ -63,6 +65,12 @@ def is_identity(mechanism: m.Mechanism, neighbouring: m.Neighbouring) -> bool:
         return mechanism.epsilon == 0 and mechanism.delta == 0
     if isinstance(mechanism, (m.PoissonSubsampled, m.SubsampledWithoutReplacement, m.Shuffled)):
         return is_identity(mechanism.mechanism, neighbouring)
+    if isinstance(mechanism, m.TruncatedPoisson):
+        return is_identity(mechanism.mechanism, neighbouring)
+    if isinstance(mechanism, m.GaussianMixture):
+        return mixture.is_trivial_mixture(
+            mechanism.noise_multiplier, mechanism.sensitivities, mechanism.probabilities
+        )
     return False
 
 
@@ -155,6 +163,17 @@ def dominating_losses(
     if isinstance(mechanism, m.Shuffled):  # a bracket: no amplification / Chua et al.
         return shuffling.shuffled_losses(mechanism, neighbouring)
     factor = _shift_factor(neighbouring)
+    if isinstance(mechanism, m.GaussianMixture):
+        if neighbouring is not m.Neighbouring.ADD_REMOVE:
+            raise InvalidParameterError(
+                "GaussianMixture is accounted under add/remove neighbouring only "
+                f"(got neighbouring={neighbouring.value}); use Neighbouring.ADD_REMOVE"
+            )
+        return mixture.mixture_losses(
+            mechanism.noise_multiplier, mechanism.sensitivities, mechanism.probabilities
+        )
+    if isinstance(mechanism, m.TruncatedPoisson):
+        return truncated.truncated_poisson_losses(mechanism, neighbouring)
     if isinstance(mechanism, m.PoissonSubsampled):
         if neighbouring is not m.Neighbouring.ADD_REMOVE:
             raise InvalidParameterError(
