@@ -46,6 +46,7 @@ class RandomAllocation(Mechanism):
 
     Examples
     --------
+    >>> from gaussdp import Gaussian
     >>> print(RandomAllocation(Gaussian(1.0), steps=100))
     RandomAllocation(t=100, k=1, Gaussian(σ=1))
     """
@@ -252,6 +253,7 @@ class Shuffled(Mechanism):
 
     Examples
     --------
+    >>> from gaussdp import Gaussian
     >>> print(Shuffled(Gaussian(1.0), steps=100))
     Shuffled(t=100, Gaussian(σ=1))
     """
