@@ -23,8 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from gaussdp._validation import InvalidParameterError
-from gaussdp.audit.binomial import EXACT_LIMIT, clopper_pearson_upper, upper_table
+from gaussdp.audit.binomial import EXACT_LIMIT, clopper_pearson_upper
 from gaussdp.audit.one_run_tests import curve_blow_up_inverse, mmc_rejects
+from gaussdp.audit.search import Segments
 
 __all__ = ["CountsEvidence", "OneRunEvidence", "p_value", "resolve_accounting"]
 
@@ -56,6 +57,11 @@ def _below(curve, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return (y < fx - margin) | (x < fy - margin)
 
 
+def _monotone(fp: np.ndarray, fn: np.ndarray) -> bool:
+    """Counts along a front: false positives non-increasing, false negatives non-decreasing."""
+    return bool(np.all(fp[1:] <= fp[:-1]) and np.all(fn[1:] >= fn[:-1]))
+
+
 @dataclass(frozen=True)
 class CountsEvidence:
     """Error counts at candidate thresholds, each bound at ``alpha / divisor``."""
@@ -75,15 +81,17 @@ class CountsEvidence:
         level = alpha / self.divisor
         fp = self.false_positives[indices]
         fn = self.false_negatives[indices]
-        if indices.size > EXACT_LIMIT:
-            # Certified lower brackets of the bounds: a point is below the curve only if
-            # its brackets are. Of those, the ones furthest below (by the interpolated
-            # estimates) are checked exactly; any violation found is a valid one.
-            fpr_lo, fpr_est = upper_table(fp, self.negatives, level)
-            fnr_lo, fnr_est = upper_table(fn, self.positives, level)
-            maybe = np.flatnonzero(_below(curve, fpr_lo, fnr_lo))
+        if indices.size > EXACT_LIMIT and _monotone(fp, fn):
+            # Certified lower brackets of the bounds (per segment of the front, where both
+            # counts stay in one grid cell): a point is below the curve only if its brackets
+            # are. Of those, the ones furthest below (by the interpolated estimates) are
+            # checked exactly; any violation found is a valid one.
+            segments = Segments(fp, self.negatives, fn, self.positives, level)
+            screened = np.flatnonzero(_below(curve, segments.fpr_lo, segments.fnr_lo))
+            maybe, segment = segments.members(screened)
             if maybe.size > EXACT_LIMIT:
-                x, y = fpr_est[maybe], fnr_est[maybe]
+                x = segments.fp_table.estimate(fp[maybe], segments.fpr_lo[segment])
+                y = segments.fn_table.estimate(fn[maybe], segments.fnr_lo[segment])
                 depth = np.maximum(
                     np.asarray(curve.beta(x), dtype=float) - y,
                     np.asarray(curve.beta(y), dtype=float) - x,
@@ -110,7 +118,17 @@ class CountsEvidence:
             candidates = self.violating(curve, hi)
             if candidates.size == 0:
                 return False, 1.0
-        return bool(at_alpha.size), p_value(lambda a: self.violating(curve, a, candidates), hi)
+        # Violations at a smaller α are among those at a larger one (the boxes grow as α
+        # shrinks), so the search keeps only the last violating set as candidates.
+        kept = [candidates]
+
+        def violating_at(level: float) -> np.ndarray:
+            found = self.violating(curve, level, kept[0])
+            if found.size:
+                kept[0] = found
+            return found
+
+        return bool(at_alpha.size), p_value(violating_at, hi)
 
 
 @dataclass(frozen=True)
