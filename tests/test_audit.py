@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import mpmath
 import numpy as np
@@ -394,3 +395,21 @@ def test_one_run_with_any_curve():
 def test_one_run_bad_input(args, needle):
     with pytest.raises(InvalidParameterError, match=needle):
         one_run(*args)
+
+
+def test_parameters_are_checked_before_any_scores_are_read(tmp_path):
+    """A call that must fail does so before reading (or allocating for) its scores."""
+    missing = tmp_path / "never_read.npy"
+    for kwargs, needle in [
+        ({"alpha": 1.5}, "alpha must be in (0, 1)"),
+        ({"delta": 1.0}, "delta must be in [0, 1)"),
+        ({"thresholds": "best"}, "thresholds must be"),
+        ({"seed": -1}, "seed must be an integer >= 0"),
+        ({"against": "dpsgd"}, "against must be a mechanism or an Accounting"),
+    ]:
+        with pytest.raises(InvalidParameterError, match=re.escape(needle)):
+            from_scores(missing, missing, **kwargs)
+    with pytest.raises(InvalidParameterError, match="against must be"):
+        from_counts(5, 5, 5, 5, against=3)
+    with pytest.raises(InvalidParameterError, match="against must be"):
+        one_run(10, 5, 3, against=3)

@@ -27,10 +27,23 @@ from gaussdp.audit.binomial import EXACT_LIMIT, clopper_pearson_upper
 from gaussdp.audit.one_run_tests import curve_blow_up_inverse, mmc_rejects
 from gaussdp.audit.search import Segments
 
-__all__ = ["CountsEvidence", "OneRunEvidence", "p_value", "resolve_accounting"]
+__all__ = ["CountsEvidence", "OneRunEvidence", "check_against", "p_value", "resolve_accounting"]
 
 #: Smallest α the p-value search looks at; a smaller p-value is reported as this.
 P_FLOOR = 1e-300
+
+
+def check_against(against) -> None:
+    """``against`` must be None, a mechanism or pipeline, or an Accounting (checked, not run)."""
+    from gaussdp.mechanisms import Mechanism, Pipeline
+
+    if against is None or isinstance(against, (Mechanism, Pipeline)):
+        return
+    if hasattr(against, "tradeoff") and hasattr(against, "gdp"):
+        return
+    raise InvalidParameterError(
+        f"against must be a mechanism or an Accounting, got {type(against).__name__}"
+    )
 
 
 def resolve_accounting(against):

@@ -35,7 +35,7 @@ import numpy as np
 
 from gaussdp._validation import InvalidParameterError
 from gaussdp.audit._checks import check_alpha, check_count, check_delta, model_epsilon
-from gaussdp.audit.compare import OneRunEvidence
+from gaussdp.audit.compare import OneRunEvidence, check_against
 from gaussdp.audit.one_run_tests import (
     curve_blow_up_inverse,
     epsilon_lower_fdp,
@@ -158,6 +158,7 @@ def one_run(
         raise InvalidParameterError(f"correct must be at most guesses ({guesses}), got {correct}")
     alpha = check_alpha(alpha)
     delta = check_delta(delta)
+    check_against(against)
     if curve is not None and not hasattr(curve, "beta"):
         raise InvalidParameterError(
             f"curve must be a trade-off curve (with .beta), got {type(curve).__name__}"

@@ -35,14 +35,15 @@ from __future__ import annotations
 
 import csv
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
 
 from gaussdp._validation import InvalidParameterError
 from gaussdp.audit import bounds
-from gaussdp.audit._checks import check_alpha, check_delta, model_epsilon
-from gaussdp.audit.compare import CountsEvidence
+from gaussdp.audit._checks import check_alpha, check_count, check_delta, model_epsilon
+from gaussdp.audit.compare import CountsEvidence, check_against
 from gaussdp.audit.counts import point
 from gaussdp.audit.report import attach_report
 from gaussdp.audit.result import AuditResult
@@ -85,7 +86,8 @@ def load_scores(source, *, name: str = "scores", column: str | None = None) -> n
     try:
         scores = np.asarray(array, dtype=float)
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"{name} must be numbers, got {type(array).__name__}") from None
+        kind = getattr(array, "dtype", None) or type(array).__name__
+        raise InvalidParameterError(f"{name} must be numbers, got {kind}") from None
     if scores.ndim != 1:
         scores = scores.reshape(-1) if scores.ndim == 0 or 1 in scores.shape else scores
     if scores.ndim != 1:
@@ -136,9 +138,12 @@ def _read_csv(path: Path, name: str, column: str | None) -> np.ndarray:
             )
         index = 0
     try:
-        return np.loadtxt(
-            path, delimiter=",", skiprows=1 if has_header else 0, usecols=index, ndmin=1
-        )
+        with warnings.catch_warnings():
+            # a header and no rows: "empty" is said below, once, not warned about here
+            warnings.simplefilter("ignore", UserWarning)
+            return np.loadtxt(
+                path, delimiter=",", skiprows=1 if has_header else 0, usecols=index, ndmin=1
+            )
     except ValueError as error:
         raise InvalidParameterError(f"{name} file {str(path)!r}: {error}") from None
 
@@ -194,10 +199,11 @@ def from_scores(
     >>> 0.5 < result.mu_lower < 2.0
     True
     """
-    members = load_scores(members, name="members", column=column)
-    non_members = load_scores(non_members, name="non_members", column=column)
+    # the cheap parameters first: nothing is read or allocated for a call that must fail
     alpha = check_alpha(alpha)
     delta = check_delta(delta)
+    seed = check_count("seed", seed)
+    check_against(against)
     if isinstance(thresholds, str):
         choice = thresholds.lower()
         if choice not in THRESHOLD_CHOICES:
@@ -216,6 +222,8 @@ def from_scores(
                 "thresholds must be 'bonferroni', 'split' or a number, got nan"
             )
         choice = "fixed"
+    members = load_scores(members, name="members", column=column)
+    non_members = load_scores(non_members, name="non_members", column=column)
     if choice == "fixed":
         result = _fixed(members, non_members, fixed, alpha, delta)
     elif choice == "bonferroni":
