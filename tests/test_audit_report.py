@@ -114,13 +114,20 @@ def test_svg_figure_stays_in_its_frame(gaussian_run):
 
     report = from_counts(5800, 4200, 4200, 5800, against=gaussian_run).report
     svg = roc_svg(report, width=440, height=400)
+    frame = re.search(
+        r'class="frame" x="([^"]+)" y="([^"]+)" width="([^"]+)" height="([^"]+)"', svg
+    )
+    x0, y0, w, h = (float(v) for v in frame.groups())
+    assert 0 < x0 and x0 + w <= 440 and 0 < y0 and y0 + h <= 400
     points = re.findall(r'points="([^"]+)"', svg)
     assert len(points) == 3  # diagonal, accountant, audit's G_mu
     for polyline in points:
         xy = np.array([[float(v) for v in p.split(",")] for p in polyline.split()])
-        assert np.all((xy[:, 0] >= 74 - 1e-9) & (xy[:, 0] <= 440 - 16 + 1e-9))
-        assert np.all((xy[:, 1] >= 18 - 1e-9) & (xy[:, 1] <= 400 - 52 + 1e-9))
-    assert svg.count("<rect") == 2  # the frame and one confidence box
+        assert np.all((xy[:, 0] >= x0 - 1e-9) & (xy[:, 0] <= x0 + w + 1e-9))
+        assert np.all((xy[:, 1] >= y0 - 1e-9) & (xy[:, 1] <= y0 + h + 1e-9))
+    assert svg.count('class="box"') == svg.count('class="corner"') == 1  # one certified point
+    # every number in the legend says what it is
+    assert "(upper)" in svg and "(lower)" in svg
 
 
 @pytest.mark.parametrize("shift", [0.5, 1.2])
@@ -139,3 +146,23 @@ def test_violation_search_on_many_thresholds_agrees_with_the_exact_one(
     # found violations are real ones, so the p-value can only be larger (conservative)
     assert searched.p_value >= exact.p_value * (1 - 1e-9)
     assert searched.p_value == pytest.approx(exact.p_value, rel=1e-6)
+
+
+def test_one_run_figure_and_words_have_no_points(gaussian_run):
+    """A one-run audit certifies no ROC point: no box in the figure or its legend."""
+    from gaussdp.audit.report import roc_svg
+
+    report = one_run(1000, 200, 180, delta=1e-5, against=gaussian_run).report
+    svg = roc_svg(report)
+    assert 'class="box"' not in svg and "confidence box" not in svg
+    assert "certifies no ROC point" in report.caption()
+    assert "certified audit point" not in report.verdict()
+
+
+def test_share_beyond_the_claim_is_written_without_an_exponent(gaussian_run):
+    report = from_counts(1000, 0, 0, 1000, against=gaussian_run).report
+    assert report.share > 1.0
+    row = dict((name, (value, kind)) for name, value, kind in report._rows())["share realised"]
+    assert "e+" not in row[0] and row[0].endswith("%")
+    assert "beyond the claim" in row[1]
+    assert "empty interval" in report.to_text()
