@@ -182,3 +182,32 @@ def test_bad_score_files_are_one_line(capsys, tmp_path, members, extra, needle):
     assert code == 2
     assert needle in err
     assert err.count("\n") == 1 and err.startswith("gaussdp: error:")
+
+
+def test_one_run_from_per_canary_scores(capsys, tmp_path):
+    """`one-run-scores`: one CSV with a score and an inclusion column, as the library has it."""
+    from gaussdp.audit import guesses_from_scores, one_run_from_scores
+
+    rng = np.random.default_rng(17)
+    included = rng.random(400) < 0.5
+    scores = rng.normal(0.0, 1.0, 400) + 1.5 * included
+    lines = [
+        "score,included",
+        *(f"{s:.17g},{int(i)}" for s, i in zip(scores, included, strict=True)),
+    ]
+    (tmp_path / "canaries.csv").write_text("\n".join(lines) + "\n")
+    path = str(tmp_path / "canaries.csv")
+    argv = ["audit", "one-run-scores", path, path, "--column", "score"]
+    argv += ["--included-column", "included", "--guesses", "100", "--format", "json"]
+    code, out, err = _run(capsys, *argv)
+    assert code == 0, err
+    counts = guesses_from_scores(scores, included, guesses=100)
+    reference = one_run(*counts)
+    payload = json.loads(out)
+    assert payload["mu_lower"] == reference.mu_lower > 0
+    assert payload["used"]["correct"] == counts[2]
+    assert one_run_from_scores(scores, included, guesses=100).mu_lower == reference.mu_lower
+    code, _, err = _run(capsys, "audit", "one-run-scores", path, path, "--guesses", "-4")
+    assert code == 2 and "guesses must be an integer >= 0, got -4" in err
+    code, _, err = _run(capsys, *argv[:8], "--guesses", "401")
+    assert code == 2 and "guesses must be at most the number of canaries (400)" in err

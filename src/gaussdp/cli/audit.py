@@ -4,6 +4,8 @@ gaussdp audit counts 950 50 10 990 --delta 1e-5
 gaussdp audit scores members.npy non_members.npy --thresholds bonferroni
 gaussdp audit one-run 1000 100 95 --delta 1e-5 --against dpsgd \\
     --noise-multiplier 1.0 --sampling-probability 0.01 --steps 2000
+gaussdp audit one-run-scores canaries.csv canaries.csv --column score \\
+    --included-column included --guesses 200 --delta 1e-5
 """
 
 from __future__ import annotations
@@ -295,4 +297,59 @@ def one_run_command(
 
     mechanism = _against(against, noise_multiplier, sampling_probability, steps)
     result = one_run(canaries, guesses, correct, alpha=alpha, delta=delta, against=mechanism)
+    _emit(result, output_format, output, plot)
+
+
+@audit.command("one-run-scores", cls=_NumbersCommand)
+@click.argument("scores", type=str)
+@click.argument("included", type=str)
+@click.option(
+    "--guesses",
+    type=int,
+    required=True,
+    help="r, fixed before the scores are seen: guess on the r/2 highest and r/2 lowest.",
+)
+@click.option("--column", type=str, default=None, help="The score column of a CSV file.")
+@click.option(
+    "--included-column", type=str, default=None, help="The 0/1 inclusion column of a CSV file."
+)
+@_common
+def one_run_scores_command(
+    scores,
+    included,
+    guesses,
+    column,
+    included_column,
+    alpha,
+    delta,
+    against,
+    noise_multiplier,
+    sampling_probability,
+    steps,
+    output_format,
+    output,
+    plot,
+):
+    """A one-run audit from per-canary SCORES and INCLUDED (0/1) files (.npy or .csv).
+
+    The auditor guesses "included" for the ⌈r/2⌉ highest scores and "excluded"
+    for the ⌊r/2⌋ lowest (Steinke, Nasr & Jagielski 2023, §6), then audits the
+    counts as ``one-run`` does.
+
+    \b
+    gaussdp audit one-run-scores scores.npy included.npy --guesses 200 --delta 1e-5
+    """
+    from gaussdp.audit import one_run_from_scores
+
+    mechanism = _against(against, noise_multiplier, sampling_probability, steps)
+    result = one_run_from_scores(
+        scores,
+        included,
+        guesses=guesses,
+        alpha=alpha,
+        delta=delta,
+        against=mechanism,
+        column=column,
+        included_column=included_column,
+    )
     _emit(result, output_format, output, plot)
