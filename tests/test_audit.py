@@ -413,3 +413,18 @@ def test_parameters_are_checked_before_any_scores_are_read(tmp_path):
         from_counts(5, 5, 5, 5, against=3)
     with pytest.raises(InvalidParameterError, match="against must be"):
         one_run(10, 5, 3, against=3)
+
+
+@pytest.mark.parametrize("shift", [0.2, 1.0, 3.0])
+def test_pruned_ranking_is_the_ranking_of_every_estimate(shift):
+    """The block-pruned top estimates are those an estimate of every threshold picks."""
+    rng = np.random.default_rng(17)
+    members, non_members = rng.normal(shift, 1, 20_000), rng.normal(0, 1, 20_000)
+    _, fp, fn = search_module.front(members, non_members)
+    level = 0.05 / (2 * 40_001)
+    segments = search_module.Segments(fp, 20_000, fn, 20_000, level)
+    for objective in (lambda x, y: gaussdp.audit.epsilon_lower(x, y, 1e-5), gaussdp.audit.mu_lower):
+        chosen = search_module._top_estimates(objective, fp, fn, segments)
+        every = objective(segments.fp_table.estimate(fp), segments.fn_table.estimate(fn))
+        expected = np.argpartition(-every, search_module.RANKED - 1)[: search_module.RANKED]
+        assert np.array_equal(np.sort(chosen), np.sort(expected))

@@ -9,17 +9,19 @@ so only thresholds on the Pareto front of ``(fp, fn)`` can give the best bound.
 :func:`front` finds the front from one stable merge of the two sorted score
 arrays; :func:`best` finds the ε-best and μ-best thresholds on it. With more
 candidates than :data:`EXACT_LIMIT` the Clopper–Pearson bounds are tabulated
-exactly on a grid of counts (:class:`~gaussdp.audit.binomial.UpperTable`); the
-front is cut into *segments* on which both counts stay in one grid cell, so
-each segment's objective is bracketed by the grid's values (the objective
-decreases in both rates) without computing anything per candidate. Only the
-candidates of segments whose optimistic bracket can reach the :data:`RANKED`
-best get interpolated estimates, the best :data:`RANKED` of those get exact
-bounds, and the best exact value is reported: valid whatever the ranking,
-since every threshold's bounds hold together (Bonferroni). The *search gap* —
-the largest optimistic bracket of a segment with a candidate not computed
-exactly, minus the reported value — certifies how much an exhaustive search
-could still add.
+exactly on a grid of counts (:class:`~gaussdp.audit.binomial.UpperTable`) and
+interpolated to rank the thresholds. The interpolation is monotone in the
+counts, so a run of consecutive thresholds is ranked from its two ends; runs of
+:data:`BLOCKS` thresholds that cannot hold one of the :data:`RANKED` best
+estimates are dropped before anything is computed per threshold. The best
+:data:`RANKED` get exact bounds, and the best exact value is reported: valid
+whatever the ranking, since every threshold's bounds hold together
+(Bonferroni). The *search gap* certifies how much an exhaustive search could
+still add: the front is cut into *segments* on which both counts stay in one
+grid cell, so each segment's objective is bracketed from above by the grid's
+exact values (the objective decreases in both rates); the gap is the largest
+such bracket of a segment with a threshold not computed exactly, minus the
+reported value.
 """
 
 from __future__ import annotations
@@ -112,30 +114,65 @@ class Segments:
         return np.searchsorted(self.starts, indices, side="right") - 1
 
 
+#: Block sizes of the ranking's successive refinements (then single candidates).
+BLOCKS = (256, 16)
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The indices ``starts[j] .. starts[j] + lengths[j] − 1`` of every range, in order."""
+    offsets = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+    return np.arange(int(lengths.sum())) + offsets
+
+
+def _top_estimates(objective, fp, fn, segments: Segments) -> np.ndarray:
+    """The :data:`RANKED` front indices of largest estimated objective.
+
+    The estimates (:meth:`UpperTable.estimate`) are non-decreasing in the counts, and
+    along the front fp decreases while fn increases, so on any run of consecutive
+    candidates every estimated objective lies between its value at (first fp, last
+    fn) and at (last fp, first fn). Runs of :data:`BLOCKS` candidates are bracketed
+    so, best lower bracket first, until they hold RANKED candidates: the RANKED best
+    estimates are at least that ``floor``, and only runs whose upper bracket reaches
+    it are refined, down to single candidates. The selection is the one an estimate
+    of every candidate would make (up to exact ties).
+    """
+    fp_table, fn_table = segments.fp_table, segments.fn_table
+
+    def estimated(indices):
+        return objective(fp_table.estimate(fp[indices]), fn_table.estimate(fn[indices]))
+
+    starts = np.array([0])
+    lengths = np.array([fp.size])
+    for block in BLOCKS:
+        # cut the surviving runs into blocks of `block` candidates
+        counts = -(-lengths // block)
+        run = np.repeat(np.arange(starts.size), counts)
+        within = np.arange(run.size) - np.repeat(np.cumsum(counts) - counts, counts)
+        first = starts[run] + block * within
+        size = np.minimum(block, starts[run] + lengths[run] - first)
+        last = first + size - 1
+        lo = objective(fp_table.estimate(fp[first]), fn_table.estimate(fn[last]))
+        hi = objective(fp_table.estimate(fp[last]), fn_table.estimate(fn[first]))
+        order = np.argsort(-lo, kind="stable")
+        enough = int(np.searchsorted(np.cumsum(size[order]), RANKED, side="left"))
+        floor = float(lo[order[enough]])
+        floor -= 1e-9 * abs(floor) + 1e-12  # rounding of the interpolated estimates
+        keep = hi >= floor
+        starts, lengths = first[keep], size[keep]
+    candidates = _ranges(starts, lengths)
+    if candidates.size <= RANKED:
+        return candidates
+    return candidates[np.argpartition(-estimated(candidates), RANKED - 1)[:RANKED]]
+
+
 def _ranked(objective, fp, fn, segments: Segments):
     """The :data:`RANKED` candidates of best estimated objective, and the search's optimism.
 
     Returns (chosen indices, the largest optimistic bracket over segments holding a
     candidate not chosen).
     """
+    chosen = _top_estimates(objective, fp, fn, segments)
     optimistic = objective(segments.fpr_lo, segments.fnr_lo)
-    pessimistic = objective(segments.fpr_hi, segments.fnr_hi)
-    # Some segments, best pessimistic first, hold RANKED candidates whose estimates are
-    # at least `floor`; so the RANKED best estimates are >= floor, and only segments
-    # whose optimistic bracket reaches floor can hold them.
-    order = np.argsort(-pessimistic, kind="stable")
-    enough = int(np.searchsorted(np.cumsum(segments.lengths[order]), RANKED, side="left"))
-    floor = float(pessimistic[order[enough]])
-    floor -= 1e-9 * abs(floor) + 1e-12  # rounding of the interpolated estimates
-    candidates, segment = segments.members(np.flatnonzero(optimistic >= floor))
-    estimate = objective(
-        segments.fp_table.estimate(fp[candidates], segments.fpr_lo[segment]),
-        segments.fn_table.estimate(fn[candidates], segments.fnr_lo[segment]),
-    )
-    if candidates.size > RANKED:
-        chosen = candidates[np.argpartition(-estimate, RANKED - 1)[:RANKED]]
-    else:
-        chosen = candidates
     taken = np.bincount(segments.segment_of(chosen), minlength=segments.starts.size)
     open_segments = segments.lengths > taken
     optimistic_max = float(np.max(optimistic[open_segments])) if open_segments.any() else -np.inf
