@@ -386,14 +386,14 @@ figure{{margin:1.5em 0}}figcaption{{max-width:40em;font-size:90%;color:#333}}</s
             np.maximum(accountant, low),
             color=ACCOUNTANT,
             lw=2,
-            label=f"accountant's certified curve, $\\mu \\leq$ {up(self.mu_upper, 4)} (upper)",
+            label=f"accountant's certified curve, $\\mu \\leq {up(self.mu_upper, 4)}$ (upper)",
         )
         ax.plot(
             fpr,
             np.maximum(audit, low),
             color=AUDIT_CURVE,
             ls="--",
-            label=f"$G_\\mu$ at the audit's $\\mu \\geq$ {down(self.mu_lower, 4)} (lower)",
+            label=f"$G_\\mu$ at the audit's $\\mu \\geq {down(self.mu_lower, 4)}$ (lower)",
         )
         ax.plot(fpr, fpr, color="#999", ls=":", lw=1, label="TPR = FPR (no attack)")
         colour = VIOLATED if self.violation else CONSISTENT
