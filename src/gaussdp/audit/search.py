@@ -111,6 +111,7 @@ class Segments:
         return np.arange(int(lengths.sum())) + offsets, np.repeat(chosen, lengths)
 
     def segment_of(self, indices: np.ndarray) -> np.ndarray:
+        """The segment of each front index."""
         return np.searchsorted(self.starts, indices, side="right") - 1
 
 
