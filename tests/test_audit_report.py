@@ -166,3 +166,22 @@ def test_share_beyond_the_claim_is_written_without_an_exponent(gaussian_run):
     assert "e+" not in row[0] and row[0].endswith("%")
     assert "beyond the claim" in row[1]
     assert "empty interval" in report.to_text()
+
+
+@pytest.mark.parametrize("level", [1e-3, 1e-6, 1e-12])
+def test_screened_violation_check_is_the_exhaustive_one(level):
+    """Runs of front candidates screened by their ideal corner: the same violators."""
+    from gaussdp.audit import compare
+    from gaussdp.audit.binomial import clopper_pearson_upper
+
+    rng = np.random.default_rng(43)
+    members, non_members = rng.normal(1.0, 1, 3000), rng.normal(0, 1, 3000)
+    evidence = from_scores(members, non_members)._evidence
+    curve = gaussdp.account(gaussdp.Gaussian(1.0 / 0.6)).tradeoff()  # below the attack's mu
+    indices = np.arange(evidence.false_positives.size)
+    found = evidence._exact(curve, level, indices)
+    x = clopper_pearson_upper(evidence.false_positives, evidence.negatives, level)
+    y = clopper_pearson_upper(evidence.false_negatives, evidence.positives, level)
+    expected = indices[compare._below(curve, x, y)]
+    assert np.array_equal(np.sort(found), expected)
+    assert 0 < expected.size < indices.size  # some violate, some do not: the check could fail

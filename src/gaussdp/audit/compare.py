@@ -25,7 +25,7 @@ import numpy as np
 from gaussdp._validation import InvalidParameterError
 from gaussdp.audit.binomial import EXACT_LIMIT, clopper_pearson_upper
 from gaussdp.audit.one_run_tests import curve_blow_up_inverse, mmc_rejects
-from gaussdp.audit.search import Segments
+from gaussdp.audit.search import BLOCKS, Segments, cut_runs, run_indices
 
 __all__ = ["CountsEvidence", "OneRunEvidence", "check_against", "p_value", "resolve_accounting"]
 
@@ -114,8 +114,33 @@ class CountsEvidence:
         return self._exact(curve, level, indices)
 
     def _exact(self, curve, level: float, indices: np.ndarray) -> np.ndarray:
+        """The candidates whose exact certified corner lies below ``curve``.
+
+        On a run of consecutive front candidates the corners are at least the run's
+        *ideal corner* (the bounds at its smallest fp and its smallest fn, both
+        monotone in the counts), so a run whose ideal corner is not below the curve
+        holds no violation; runs of :data:`~gaussdp.audit.search.BLOCKS` candidates
+        are screened so before any candidate's own bounds are computed. The result
+        is the set an exact check of every candidate gives.
+        """
         if indices.size == 0:
             return indices
+        if indices.size > BLOCKS[-1]:
+            indices = np.sort(indices)
+            fp = self.false_positives[indices]
+            fn = self.false_negatives[indices]
+            if _monotone(fp, fn):
+                starts, lengths = np.array([0]), np.array([indices.size])
+                for block in BLOCKS:
+                    first, size, last = cut_runs(starts, lengths, block)
+                    # slightly smaller corners: the screen never drops a violation to rounding
+                    x = np.atleast_1d(clopper_pearson_upper(fp[last], self.negatives, level))
+                    y = np.atleast_1d(clopper_pearson_upper(fn[first], self.positives, level))
+                    keep = _below(curve, x * (1.0 - 1e-12), y * (1.0 - 1e-12))
+                    starts, lengths = first[keep], size[keep]
+                indices = indices[run_indices(starts, lengths)]
+                if indices.size == 0:
+                    return indices
         fpr = clopper_pearson_upper(self.false_positives[indices], self.negatives, level)
         fnr = clopper_pearson_upper(self.false_negatives[indices], self.positives, level)
         return indices[_below(curve, np.atleast_1d(fpr), np.atleast_1d(fnr))]

@@ -31,7 +31,16 @@ import numpy as np
 from gaussdp.audit import bounds
 from gaussdp.audit.binomial import EXACT_LIMIT, UpperTable, clopper_pearson_upper
 
-__all__ = ["EXACT_LIMIT", "RANKED", "Segments", "best", "front"]
+__all__ = [
+    "BLOCKS",
+    "EXACT_LIMIT",
+    "RANKED",
+    "Segments",
+    "best",
+    "cut_runs",
+    "front",
+    "run_indices",
+]
 
 #: How many of the best-ranked thresholds get exact bounds (per bound: ε and μ).
 RANKED = 256
@@ -119,10 +128,20 @@ class Segments:
 BLOCKS = (256, 16)
 
 
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The indices ``starts[j] .. starts[j] + lengths[j] − 1`` of every range, in order."""
+def run_indices(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The indices ``starts[j] .. starts[j] + lengths[j] − 1`` of every run, in order."""
     offsets = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
     return np.arange(int(lengths.sum())) + offsets
+
+
+def cut_runs(starts: np.ndarray, lengths: np.ndarray, block: int):
+    """Runs cut into blocks of at most ``block`` consecutive indices: (first, size, last)."""
+    counts = -(-lengths // block)
+    run = np.repeat(np.arange(starts.size), counts)
+    within = np.arange(run.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    first = starts[run] + block * within
+    size = np.minimum(block, starts[run] + lengths[run] - first)
+    return first, size, first + size - 1
 
 
 def _top_estimates(objective, fp, fn, segments: Segments) -> np.ndarray:
@@ -145,13 +164,7 @@ def _top_estimates(objective, fp, fn, segments: Segments) -> np.ndarray:
     starts = np.array([0])
     lengths = np.array([fp.size])
     for block in BLOCKS:
-        # cut the surviving runs into blocks of `block` candidates
-        counts = -(-lengths // block)
-        run = np.repeat(np.arange(starts.size), counts)
-        within = np.arange(run.size) - np.repeat(np.cumsum(counts) - counts, counts)
-        first = starts[run] + block * within
-        size = np.minimum(block, starts[run] + lengths[run] - first)
-        last = first + size - 1
+        first, size, last = cut_runs(starts, lengths, block)
         lo = objective(fp_table.estimate(fp[first]), fn_table.estimate(fn[last]))
         hi = objective(fp_table.estimate(fp[last]), fn_table.estimate(fn[first]))
         order = np.argsort(-lo, kind="stable")
@@ -160,7 +173,7 @@ def _top_estimates(objective, fp, fn, segments: Segments) -> np.ndarray:
         floor -= 1e-9 * abs(floor) + 1e-12  # rounding of the interpolated estimates
         keep = hi >= floor
         starts, lengths = first[keep], size[keep]
-    candidates = _ranges(starts, lengths)
+    candidates = run_indices(starts, lengths)
     if candidates.size <= RANKED:
         return candidates
     return candidates[np.argpartition(-estimated(candidates), RANKED - 1)[:RANKED]]
