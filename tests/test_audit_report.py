@@ -185,3 +185,20 @@ def test_screened_violation_check_is_the_exhaustive_one(level):
     expected = indices[compare._below(curve, x, y)]
     assert np.array_equal(np.sort(found), expected)
     assert 0 < expected.size < indices.size  # some violate, some do not: the check could fail
+
+
+@pytest.mark.parametrize("claimed_mu", [0.6, 0.75])
+def test_p_value_from_champions_is_the_plain_search(claimed_mu):
+    """The champions' search, checked against the others, gives the plain bisection's p."""
+    from gaussdp.audit import compare
+
+    rng = np.random.default_rng(47)
+    members, non_members = rng.normal(1.0, 1, 3000), rng.normal(0, 1, 3000)
+    evidence = from_scores(members, non_members)._evidence
+    curve = gaussdp.account(gaussdp.Gaussian(1.0 / claimed_mu)).tradeoff()
+    violation, p = evidence.test(curve, 0.05)
+    candidates = evidence.violating(curve, 0.05)
+    assert violation and candidates.size > compare.CHAMPIONS
+    plain = compare.p_value(lambda level: evidence.violating(curve, level, candidates), 0.05)
+    assert p == plain
+    assert 1e-300 < p < 0.05  # a p-value strictly inside the search range: the check could fail

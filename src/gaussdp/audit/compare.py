@@ -12,7 +12,10 @@ The **p-value** is the smallest α at which the audit, rerun on the same data
 with the same thresholds and corrections, reports a violation. Confidence
 boxes shrink as α grows, so the set of such α is an interval ``[p, 1)`` and
 ``P[p <= α] <= α`` whenever the claim is true: a valid p-value. It is found by
-bisection on log α (32 steps) and rounded up.
+bisection on log α (32 steps) and rounded up. With many thresholds the
+bisection runs on a few of the deepest violating points, and its answer is
+checked against all the others at one level (the largest it found no violation
+at): the same p as a bisection over all of them, at the cost of a few.
 """
 
 from __future__ import annotations
@@ -31,6 +34,9 @@ __all__ = ["CountsEvidence", "OneRunEvidence", "check_against", "p_value", "reso
 
 #: Smallest α the p-value search looks at; a smaller p-value is reported as this.
 P_FLOOR = 1e-300
+
+#: How many of the deepest violating points the p-value search starts from.
+CHAMPIONS = 8
 
 
 def check_against(against) -> None:
@@ -73,6 +79,17 @@ def _below(curve, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _monotone(fp: np.ndarray, fn: np.ndarray) -> bool:
     """Counts along a front: false positives non-increasing, false negatives non-decreasing."""
     return bool(np.all(fp[1:] <= fp[:-1]) and np.all(fn[1:] >= fn[:-1]))
+
+
+def _deepest(curve, fpr: np.ndarray, fnr: np.ndarray) -> np.ndarray:
+    """Positions of the (at most) :data:`CHAMPIONS` points furthest below ``curve``."""
+    depth = np.maximum(
+        np.asarray(curve.beta(np.clip(fpr, 0.0, 1.0)), dtype=float) - fnr,
+        np.asarray(curve.beta(np.clip(fnr, 0.0, 1.0)), dtype=float) - fpr,
+    )
+    if depth.size <= CHAMPIONS:
+        return np.arange(depth.size)
+    return np.argpartition(-depth, CHAMPIONS - 1)[:CHAMPIONS]
 
 
 @dataclass(frozen=True)
@@ -156,17 +173,60 @@ class CountsEvidence:
             candidates = self.violating(curve, hi)
             if candidates.size == 0:
                 return False, 1.0
-        # Violations at a smaller α are among those at a larger one (the boxes grow as α
-        # shrinks), so the search keeps only the last violating set as candidates.
+        return bool(at_alpha.size), self._p_value(curve, candidates, hi)
+
+    def _p_value(self, curve, candidates: np.ndarray, hi: float) -> float:
+        """:func:`p_value` over ``candidates``, searched on a few champions and then checked.
+
+        The search's answers are "some candidate violates at this level". It runs on
+        the :data:`CHAMPIONS` deepest candidates first; if no other candidate violates
+        at the largest level at which the champions did not (violations only grow with
+        the level), every answer of the search over all candidates would have been the
+        same, so its result is the same. Otherwise those violators join the champions
+        and the search runs again.
+        """
+        if candidates.size <= CHAMPIONS:
+            return self._search(curve, candidates, hi)[0]
+        # the deepest by the observed rates (a guess: it changes the cost, not the result)
+        fpr = self.false_positives[candidates] / self.negatives
+        fnr = self.false_negatives[candidates] / self.positives
+        champions = np.sort(candidates[_deepest(curve, fpr, fnr)])
+        while True:
+            p, refused = self._search(curve, champions, hi)
+            if refused is None:  # the champions violate at P_FLOOR: so do all
+                return p
+            others = np.setdiff1d(candidates, champions, assume_unique=True)
+            extra = self.violating(curve, refused, others)
+            if extra.size == 0:
+                return p
+            # the deepest of the others at that level join (a better guess, near p)
+            level = refused / self.divisor
+            fpr = np.atleast_1d(
+                clopper_pearson_upper(self.false_positives[extra], self.negatives, level)
+            )
+            fnr = np.atleast_1d(
+                clopper_pearson_upper(self.false_negatives[extra], self.positives, level)
+            )
+            champions = np.union1d(champions, extra[_deepest(curve, fpr, fnr)])
+
+    def _search(self, curve, candidates: np.ndarray, hi: float) -> tuple[float, float | None]:
+        """(:func:`p_value` over ``candidates``, the largest level found without violation).
+
+        Violations at a smaller α are among those at a larger one (the boxes grow as α
+        shrinks), so the search keeps only the last violating set as candidates.
+        """
         kept = [candidates]
+        refused: list[float | None] = [None]
 
         def violating_at(level: float) -> np.ndarray:
             found = self.violating(curve, level, kept[0])
             if found.size:
                 kept[0] = found
+            elif refused[0] is None or level > refused[0]:
+                refused[0] = level
             return found
 
-        return bool(at_alpha.size), p_value(violating_at, hi)
+        return p_value(violating_at, hi), refused[0]
 
 
 @dataclass(frozen=True)
