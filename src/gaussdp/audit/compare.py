@@ -20,6 +20,7 @@ at): the same p as a bisection over all of them, at the cost of a few.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -28,7 +29,7 @@ import numpy as np
 from gaussdp._validation import InvalidParameterError
 from gaussdp.audit.binomial import EXACT_LIMIT, clopper_pearson_upper
 from gaussdp.audit.one_run_tests import curve_blow_up_inverse, mmc_rejects
-from gaussdp.audit.search import BLOCKS, Segments, cut_runs, run_indices
+from gaussdp.audit.search import BLOCKS, Segments, cut_runs, run_indices, top_estimates
 
 __all__ = ["CountsEvidence", "OneRunEvidence", "check_against", "p_value", "resolve_accounting"]
 
@@ -81,12 +82,17 @@ def _monotone(fp: np.ndarray, fn: np.ndarray) -> bool:
     return bool(np.all(fp[1:] <= fp[:-1]) and np.all(fn[1:] >= fn[:-1]))
 
 
-def _deepest(curve, fpr: np.ndarray, fnr: np.ndarray) -> np.ndarray:
-    """Positions of the (at most) :data:`CHAMPIONS` points furthest below ``curve``."""
-    depth = np.maximum(
+def _depth(curve, fpr: np.ndarray, fnr: np.ndarray) -> np.ndarray:
+    """How far below ``curve`` each point lies, in either orientation (decreasing in both)."""
+    return np.maximum(
         np.asarray(curve.beta(np.clip(fpr, 0.0, 1.0)), dtype=float) - fnr,
         np.asarray(curve.beta(np.clip(fnr, 0.0, 1.0)), dtype=float) - fpr,
     )
+
+
+def _deepest(curve, fpr: np.ndarray, fnr: np.ndarray) -> np.ndarray:
+    """Positions of the (at most) :data:`CHAMPIONS` points furthest below ``curve``."""
+    depth = _depth(curve, fpr, fnr)
     if depth.size <= CHAMPIONS:
         return np.arange(depth.size)
     return np.argpartition(-depth, CHAMPIONS - 1)[:CHAMPIONS]
@@ -104,11 +110,15 @@ class CountsEvidence:
 
     def violating(self, curve, alpha: float, indices: np.ndarray | None = None) -> np.ndarray:
         """Indices of candidates whose certified corner lies below ``curve`` at level α."""
+        level = alpha / self.divisor
+        return self._exact(curve, level, self._shortlist(curve, level, indices))
+
+    def _shortlist(self, curve, level: float, indices: np.ndarray | None = None) -> np.ndarray:
+        """The candidates :meth:`violating` checks exactly (all, unless there are many)."""
         if indices is None:
             indices = np.arange(self.false_positives.size)
         if indices.size == 0:
             return indices
-        level = alpha / self.divisor
         fp = self.false_positives[indices]
         fn = self.false_negatives[indices]
         if indices.size > EXACT_LIMIT and _monotone(fp, fn):
@@ -118,17 +128,22 @@ class CountsEvidence:
             # checked exactly; any violation found is a valid one.
             segments = Segments(fp, self.negatives, fn, self.positives, level)
             screened = np.flatnonzero(_below(curve, segments.fpr_lo, segments.fnr_lo))
-            maybe, segment = segments.members(screened)
-            if maybe.size > EXACT_LIMIT:
-                x = segments.fp_table.estimate(fp[maybe], segments.fpr_lo[segment])
-                y = segments.fn_table.estimate(fn[maybe], segments.fnr_lo[segment])
-                depth = np.maximum(
-                    np.asarray(curve.beta(x), dtype=float) - y,
-                    np.asarray(curve.beta(y), dtype=float) - x,
+            if segments.lengths[screened].sum() > EXACT_LIMIT:
+                # the EXACT_LIMIT deepest by the estimates (depth decreases in both rates)
+                maybe = top_estimates(
+                    functools.partial(_depth, curve),
+                    fp,
+                    fn,
+                    segments.fp_table,
+                    segments.fn_table,
+                    EXACT_LIMIT,
+                    segments.starts[screened],
+                    segments.lengths[screened],
                 )
-                maybe = maybe[np.argpartition(-depth, EXACT_LIMIT)[:EXACT_LIMIT]]
-            return self._exact(curve, level, indices[maybe])
-        return self._exact(curve, level, indices)
+            else:
+                maybe = segments.members(screened)[0]
+            return indices[maybe]
+        return indices
 
     def _exact(self, curve, level: float, indices: np.ndarray) -> np.ndarray:
         """The candidates whose exact certified corner lies below ``curve``.
@@ -163,17 +178,31 @@ class CountsEvidence:
         return indices[_below(curve, np.atleast_1d(fpr), np.atleast_1d(fnr))]
 
     def test(self, curve, alpha: float) -> tuple[bool, float]:
-        """(violation at α, p-value)."""
-        at_alpha = self.violating(curve, alpha)
-        if at_alpha.size:
-            candidates = at_alpha
-            hi = alpha
-        else:
-            hi = math.nextafter(1.0, 0.0)
-            candidates = self.violating(curve, hi)
-            if candidates.size == 0:
-                return False, 1.0
-        return bool(at_alpha.size), self._p_value(curve, candidates, hi)
+        """(violation at α, p-value).
+
+        Whether any point of the shortlist at α violates is asked of its deepest few
+        first (by the observed rates), then of the rest only if they do not. The
+        p-value search may run on the shortlist itself rather than on its violators:
+        a point that does not violate at α violates at no smaller level.
+        """
+        level = alpha / self.divisor
+        shortlist = self._shortlist(curve, level)
+        first = shortlist
+        if shortlist.size > CHAMPIONS:
+            fpr = self.false_positives[shortlist] / self.negatives
+            fnr = self.false_negatives[shortlist] / self.positives
+            first = np.sort(shortlist[_deepest(curve, fpr, fnr)])
+        violation = self._exact(curve, level, first).size > 0
+        if not violation and first.size < shortlist.size:
+            rest = np.setdiff1d(shortlist, first, assume_unique=True)
+            violation = self._exact(curve, level, rest).size > 0
+        if violation:
+            return True, self._p_value(curve, shortlist, alpha)
+        hi = math.nextafter(1.0, 0.0)
+        candidates = self.violating(curve, hi)
+        if candidates.size == 0:
+            return False, 1.0
+        return False, self._p_value(curve, candidates, hi)
 
     def _p_value(self, curve, candidates: np.ndarray, hi: float) -> float:
         """:func:`p_value` over ``candidates``, searched on a few champions and then checked.

@@ -40,6 +40,7 @@ __all__ = [
     "cut_runs",
     "front",
     "run_indices",
+    "top_estimates",
 ]
 
 #: How many of the best-ranked thresholds get exact bounds (per bound: ε and μ).
@@ -144,39 +145,47 @@ def cut_runs(starts: np.ndarray, lengths: np.ndarray, block: int):
     return first, size, first + size - 1
 
 
-def _top_estimates(objective, fp, fn, segments: Segments) -> np.ndarray:
-    """The :data:`RANKED` front indices of largest estimated objective.
+def top_estimates(
+    objective, fp, fn, fp_table: UpperTable, fn_table: UpperTable, count: int, starts, lengths
+) -> np.ndarray:
+    """The ``count`` front indices of largest estimated objective, among the given runs.
 
-    The estimates (:meth:`UpperTable.estimate`) are non-decreasing in the counts, and
-    along the front fp decreases while fn increases, so on any run of consecutive
-    candidates every estimated objective lies between its value at (first fp, last
-    fn) and at (last fp, first fn). Runs of :data:`BLOCKS` candidates are bracketed
-    so, best lower bracket first, until they hold RANKED candidates: the RANKED best
-    estimates are at least that ``floor``, and only runs whose upper bracket reaches
-    it are refined, down to single candidates. The selection is the one an estimate
-    of every candidate would make (up to exact ties).
+    ``objective(fpr, fnr)`` must decrease in both rates; it is evaluated on the
+    interpolated bounds (:meth:`UpperTable.estimate`). Those are non-decreasing in
+    the counts, and along the front fp decreases while fn increases, so on any run
+    of consecutive candidates every estimated objective lies between its value at
+    (first fp, last fn) and at (last fp, first fn). Runs of :data:`BLOCKS`
+    candidates are bracketed so, best lower bracket first, until they hold
+    ``count`` candidates: the ``count`` best estimates are at least that ``floor``,
+    and only runs whose upper bracket reaches it are refined, down to single
+    candidates. The selection is the one an estimate of every candidate would make
+    (up to exact ties). The runs (``starts``, ``lengths``) must hold more than
+    ``count`` candidates.
     """
-    fp_table, fn_table = segments.fp_table, segments.fn_table
-
-    def estimated(indices):
-        return objective(fp_table.estimate(fp[indices]), fn_table.estimate(fn[indices]))
-
-    starts = np.array([0])
-    lengths = np.array([fp.size])
+    starts = np.asarray(starts, dtype=np.int64)
+    lengths = np.asarray(lengths, dtype=np.int64)
     for block in BLOCKS:
         first, size, last = cut_runs(starts, lengths, block)
         lo = objective(fp_table.estimate(fp[first]), fn_table.estimate(fn[last]))
         hi = objective(fp_table.estimate(fp[last]), fn_table.estimate(fn[first]))
         order = np.argsort(-lo, kind="stable")
-        enough = int(np.searchsorted(np.cumsum(size[order]), RANKED, side="left"))
+        enough = int(np.searchsorted(np.cumsum(size[order]), count, side="left"))
         floor = float(lo[order[enough]])
         floor -= 1e-9 * abs(floor) + 1e-12  # rounding of the interpolated estimates
         keep = hi >= floor
         starts, lengths = first[keep], size[keep]
     candidates = run_indices(starts, lengths)
-    if candidates.size <= RANKED:
+    if candidates.size <= count:
         return candidates
-    return candidates[np.argpartition(-estimated(candidates), RANKED - 1)[:RANKED]]
+    estimate = objective(fp_table.estimate(fp[candidates]), fn_table.estimate(fn[candidates]))
+    return candidates[np.argpartition(-estimate, count - 1)[:count]]
+
+
+def _top_estimates(objective, fp, fn, segments: Segments) -> np.ndarray:
+    """The :data:`RANKED` front indices of largest estimated objective (:func:`top_estimates`)."""
+    return top_estimates(
+        objective, fp, fn, segments.fp_table, segments.fn_table, RANKED, [0], [fp.size]
+    )
 
 
 def _ranked(objective, fp, fn, segments: Segments):
