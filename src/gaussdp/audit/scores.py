@@ -28,7 +28,7 @@ on a grid of counts bracket every threshold's objective; the :data:`~gaussdp.aud
 thresholds of best estimated objective get exact bounds and the best of those is
 reported — valid whatever the ranking, since all bounds hold together.
 ``used["search_gap"]`` certifies how much an exhaustive search could still add.
-10⁶ + 10⁶ scores take about 0.1–0.2 s (``benchmarks/audit.py``).
+10⁶ + 10⁶ scores take about 0.1 s (``benchmarks/audit.py``).
 """
 
 from __future__ import annotations
