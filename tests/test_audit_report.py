@@ -202,3 +202,27 @@ def test_p_value_from_champions_is_the_plain_search(claimed_mu):
     plain = compare.p_value(lambda level: evidence.violating(curve, level, candidates), 0.05)
     assert p == plain
     assert 1e-300 < p < 0.05  # a p-value strictly inside the search range: the check could fail
+
+
+def test_violation_shortlist_is_the_deepest_by_every_estimate(monkeypatch):
+    """Many bracket-screened points: the block-pruned shortlist is the exhaustive ranking's."""
+    from gaussdp.audit import compare
+    from gaussdp.audit.search import Segments
+
+    monkeypatch.setattr(compare, "EXACT_LIMIT", 64)
+    rng = np.random.default_rng(53)
+    members, non_members = rng.normal(1.0, 1, 4000), rng.normal(0, 1, 4000)
+    evidence = from_scores(members, non_members)._evidence
+    curve = gaussdp.account(gaussdp.Gaussian(1.0 / 0.6)).tradeoff()
+    level = 0.05 / evidence.divisor
+    shortlist = evidence._shortlist(curve, level)
+    fp, fn = evidence.false_positives, evidence.false_negatives
+    segments = Segments(fp, evidence.negatives, fn, evidence.positives, level)
+    screened = compare._below(curve, segments.fpr_lo, segments.fnr_lo)
+    maybe = np.flatnonzero(np.repeat(screened, segments.lengths))
+    depth = compare._depth(
+        curve, segments.fp_table.estimate(fp[maybe]), segments.fn_table.estimate(fn[maybe])
+    )
+    assert maybe.size > 64
+    expected = maybe[np.argpartition(-depth, 63)[:64]]
+    assert np.array_equal(np.sort(shortlist), np.sort(expected))
