@@ -139,10 +139,7 @@ class AuditReport:
                 "one described)."
             )
         if self.result.points:
-            found = (
-                "no certified audit point beats the accountant's curve (each error-rate pair "
-                "is one an attack on the run as described may reach)"
-            )
+            found = "no certified audit point beats the accountant's curve"
         else:
             found = "the f-DP test does not reject the accountant's curve"
         return (
