@@ -171,8 +171,12 @@ def main() -> None:
         figure, axes = plt.subplots(1, 2, figsize=(11, 5))
         honest.report.plot(ax=axes[0])
         buggy.report.plot(ax=axes[1])
-        axes[0].set_title(f"DP-SGD as described: {axes[0].get_title()}", fontsize=9)
-        axes[1].set_title(f"noise / {options.bug_factor:g}: {axes[1].get_title()}", fontsize=9)
+        axes[0].set_title(f"DP-SGD as described — {axes[0].get_title()}", fontsize=9)
+        axes[1].set_title(
+            f"noise / {options.bug_factor:g} — {axes[1].get_title()}",
+            fontsize=9,
+            color=axes[1].title.get_color(),
+        )
         figure.tight_layout()
         figure.savefig(options.figure, dpi=100)
 

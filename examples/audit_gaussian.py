@@ -33,8 +33,10 @@ def main(output: str = "docs/figures/audit_roc.png") -> None:
     figure, axes = plt.subplots(1, 2, figsize=(11, 5))
     fine.report.plot(ax=axes[0])
     buggy.report.plot(ax=axes[1])
-    axes[0].set_title(f"as described: {axes[0].get_title()}", fontsize=9)
-    axes[1].set_title(f"noise halved: {axes[1].get_title()}", fontsize=9)
+    axes[0].set_title(f"as described — {axes[0].get_title()}", fontsize=9)
+    axes[1].set_title(
+        f"noise halved — {axes[1].get_title()}", fontsize=9, color=axes[1].title.get_color()
+    )
     figure.tight_layout()
     figure.savefig(output, dpi=100)
     print(fine.report.to_text())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import mpmath
 import numpy as np
@@ -19,7 +20,7 @@ from gaussdp.audit import (
     from_scores,
     one_run,
 )
-from gaussdp.audit import scores as scores_module
+from gaussdp.audit import search as search_module
 from gaussdp.audit.one_run import mu_lower_fdp, steinke_p_value
 
 
@@ -157,11 +158,33 @@ def _cp(k, n, level):
     return 1.0 if k == n else float(stats.beta.ppf(1 - level, k + 1, n - k))
 
 
+def _naive_front(members, non_members):
+    """The Pareto front by definition: every distinct member score and +inf, by comparison."""
+    candidates = np.append(np.unique(members), np.inf)
+    fp = (non_members[None, :] >= candidates[:, None]).sum(axis=1)
+    fn = (members[None, :] < candidates[:, None]).sum(axis=1)
+    keep = np.ones(candidates.size, dtype=bool)
+    keep[1:] = fp[1:] != fp[:-1]  # of equal fp, the lowest threshold (fewest fn)
+    return candidates[keep], fp[keep], fn[keep]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pareto_front_by_merge_is_the_front_by_definition(seed):
+    rng = np.random.default_rng(seed)
+    members = np.round(rng.normal(0.5, 1.0, 200), 1)  # many ties, across the two arrays
+    non_members = np.round(rng.normal(0.0, 1.0, 150), 1)
+    members[:3] = [np.inf, -np.inf, -0.0]
+    non_members[:3] = [np.inf, 0.0, -np.inf]
+    found = search_module.front(members, non_members)
+    for got, expected in zip(found, _naive_front(members, non_members), strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
 @pytest.mark.parametrize("exact_limit", [10**9, 8])
 def test_bonferroni_matches_brute_force(monkeypatch, exact_limit):
     # 8: the ranked path (tabulated bounds rank the thresholds, the best 16 get exact ones)
-    monkeypatch.setattr(scores_module, "EXACT_LIMIT", exact_limit)
-    monkeypatch.setattr(scores_module, "RANKED", 16 if exact_limit == 8 else 1024)
+    monkeypatch.setattr(search_module, "EXACT_LIMIT", exact_limit)
+    monkeypatch.setattr(search_module, "RANKED", 16 if exact_limit == 8 else 1024)
     rng = np.random.default_rng(3)
     members = np.round(rng.normal(1.0, 1.0, 300), 2)  # ties on purpose
     non_members = np.round(rng.normal(0.0, 1.0, 250), 2)
@@ -180,8 +203,12 @@ def test_ranked_search_is_near_exhaustive_with_a_certified_gap(monkeypatch):
     rng = np.random.default_rng(31)
     members = rng.normal(1.0, 1.0, 6000)
     non_members = rng.normal(0.0, 1.0, 6000)
+    # the ~2,400 Pareto thresholds go through the segmented search, 32 get exact bounds
+    monkeypatch.setattr(search_module, "EXACT_LIMIT", 256)
+    monkeypatch.setattr(search_module, "RANKED", 32)
     ranked = from_scores(members, non_members, delta=1e-5)
-    monkeypatch.setattr(scores_module, "EXACT_LIMIT", 10**9)  # every threshold exactly
+    assert ranked.used["pareto_thresholds"] > 256
+    monkeypatch.setattr(search_module, "EXACT_LIMIT", 10**9)  # every threshold exactly
     exhaustive = from_scores(members, non_members, delta=1e-5)
     for name in ("epsilon", "mu"):
         found = getattr(ranked, f"{name}_lower")
@@ -368,3 +395,36 @@ def test_one_run_with_any_curve():
 def test_one_run_bad_input(args, needle):
     with pytest.raises(InvalidParameterError, match=needle):
         one_run(*args)
+
+
+def test_parameters_are_checked_before_any_scores_are_read(tmp_path):
+    """A call that must fail does so before reading (or allocating for) its scores."""
+    missing = tmp_path / "never_read.npy"
+    for kwargs, needle in [
+        ({"alpha": 1.5}, "alpha must be in (0, 1)"),
+        ({"delta": 1.0}, "delta must be in [0, 1)"),
+        ({"thresholds": "best"}, "thresholds must be"),
+        ({"seed": -1}, "seed must be an integer >= 0"),
+        ({"against": "dpsgd"}, "against must be a mechanism or an Accounting"),
+    ]:
+        with pytest.raises(InvalidParameterError, match=re.escape(needle)):
+            from_scores(missing, missing, **kwargs)
+    with pytest.raises(InvalidParameterError, match="against must be"):
+        from_counts(5, 5, 5, 5, against=3)
+    with pytest.raises(InvalidParameterError, match="against must be"):
+        one_run(10, 5, 3, against=3)
+
+
+@pytest.mark.parametrize("shift", [0.2, 1.0, 3.0])
+def test_pruned_ranking_is_the_ranking_of_every_estimate(shift):
+    """The block-pruned top estimates are those an estimate of every threshold picks."""
+    rng = np.random.default_rng(17)
+    members, non_members = rng.normal(shift, 1, 20_000), rng.normal(0, 1, 20_000)
+    _, fp, fn = search_module.front(members, non_members)
+    level = 0.05 / (2 * 40_001)
+    segments = search_module.Segments(fp, 20_000, fn, 20_000, level)
+    for objective in (lambda x, y: gaussdp.audit.epsilon_lower(x, y, 1e-5), gaussdp.audit.mu_lower):
+        chosen = search_module._top_estimates(objective, fp, fn, segments)
+        every = objective(segments.fp_table.estimate(fp), segments.fn_table.estimate(fn))
+        expected = np.argpartition(-every, search_module.RANKED - 1)[: search_module.RANKED]
+        assert np.array_equal(np.sort(chosen), np.sort(expected))

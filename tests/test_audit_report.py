@@ -114,13 +114,20 @@ def test_svg_figure_stays_in_its_frame(gaussian_run):
 
     report = from_counts(5800, 4200, 4200, 5800, against=gaussian_run).report
     svg = roc_svg(report, width=440, height=400)
+    frame = re.search(
+        r'class="frame" x="([^"]+)" y="([^"]+)" width="([^"]+)" height="([^"]+)"', svg
+    )
+    x0, y0, w, h = (float(v) for v in frame.groups())
+    assert 0 < x0 and x0 + w <= 440 and 0 < y0 and y0 + h <= 400
     points = re.findall(r'points="([^"]+)"', svg)
     assert len(points) == 3  # diagonal, accountant, audit's G_mu
     for polyline in points:
         xy = np.array([[float(v) for v in p.split(",")] for p in polyline.split()])
-        assert np.all((xy[:, 0] >= 74 - 1e-9) & (xy[:, 0] <= 440 - 16 + 1e-9))
-        assert np.all((xy[:, 1] >= 18 - 1e-9) & (xy[:, 1] <= 400 - 52 + 1e-9))
-    assert svg.count("<rect") == 2  # the frame and one confidence box
+        assert np.all((xy[:, 0] >= x0 - 1e-9) & (xy[:, 0] <= x0 + w + 1e-9))
+        assert np.all((xy[:, 1] >= y0 - 1e-9) & (xy[:, 1] <= y0 + h + 1e-9))
+    assert svg.count('class="box"') == svg.count('class="corner"') == 1  # one certified point
+    # every number in the legend says what it is
+    assert "(upper)" in svg and "(lower)" in svg
 
 
 @pytest.mark.parametrize("shift", [0.5, 1.2])
@@ -139,3 +146,83 @@ def test_violation_search_on_many_thresholds_agrees_with_the_exact_one(
     # found violations are real ones, so the p-value can only be larger (conservative)
     assert searched.p_value >= exact.p_value * (1 - 1e-9)
     assert searched.p_value == pytest.approx(exact.p_value, rel=1e-6)
+
+
+def test_one_run_figure_and_words_have_no_points(gaussian_run):
+    """A one-run audit certifies no ROC point: no box in the figure or its legend."""
+    from gaussdp.audit.report import roc_svg
+
+    report = one_run(1000, 200, 180, delta=1e-5, against=gaussian_run).report
+    svg = roc_svg(report)
+    assert 'class="box"' not in svg and "confidence box" not in svg
+    assert "certifies no ROC point" in report.caption()
+    assert "certified audit point" not in report.verdict()
+
+
+def test_share_beyond_the_claim_is_written_without_an_exponent(gaussian_run):
+    report = from_counts(1000, 0, 0, 1000, against=gaussian_run).report
+    assert report.share > 1.0
+    row = dict((name, (value, kind)) for name, value, kind in report._rows())["share realised"]
+    assert "e+" not in row[0] and row[0].endswith("%")
+    assert "beyond the claim" in row[1]
+    assert "empty interval" in report.to_text()
+
+
+@pytest.mark.parametrize("level", [1e-3, 1e-6, 1e-12])
+def test_screened_violation_check_is_the_exhaustive_one(level):
+    """Runs of front candidates screened by their ideal corner: the same violators."""
+    from gaussdp.audit import compare
+    from gaussdp.audit.binomial import clopper_pearson_upper
+
+    rng = np.random.default_rng(43)
+    members, non_members = rng.normal(1.0, 1, 3000), rng.normal(0, 1, 3000)
+    evidence = from_scores(members, non_members)._evidence
+    curve = gaussdp.account(gaussdp.Gaussian(1.0 / 0.6)).tradeoff()  # below the attack's mu
+    indices = np.arange(evidence.false_positives.size)
+    found = evidence._exact(curve, level, indices)
+    x = clopper_pearson_upper(evidence.false_positives, evidence.negatives, level)
+    y = clopper_pearson_upper(evidence.false_negatives, evidence.positives, level)
+    expected = indices[compare._below(curve, x, y)]
+    assert np.array_equal(np.sort(found), expected)
+    assert 0 < expected.size < indices.size  # some violate, some do not: the check could fail
+
+
+@pytest.mark.parametrize("claimed_mu", [0.6, 0.75])
+def test_p_value_from_champions_is_the_plain_search(claimed_mu):
+    """The champions' search, checked against the others, gives the plain bisection's p."""
+    from gaussdp.audit import compare
+
+    rng = np.random.default_rng(47)
+    members, non_members = rng.normal(1.0, 1, 3000), rng.normal(0, 1, 3000)
+    evidence = from_scores(members, non_members)._evidence
+    curve = gaussdp.account(gaussdp.Gaussian(1.0 / claimed_mu)).tradeoff()
+    violation, p = evidence.test(curve, 0.05)
+    candidates = evidence.violating(curve, 0.05)
+    assert violation and candidates.size > compare.CHAMPIONS
+    plain = compare.p_value(lambda level: evidence.violating(curve, level, candidates), 0.05)
+    assert p == plain
+    assert 1e-300 < p < 0.05  # a p-value strictly inside the search range: the check could fail
+
+
+def test_violation_shortlist_is_the_deepest_by_every_estimate(monkeypatch):
+    """Many bracket-screened points: the block-pruned shortlist is the exhaustive ranking's."""
+    from gaussdp.audit import compare
+    from gaussdp.audit.search import Segments
+
+    monkeypatch.setattr(compare, "EXACT_LIMIT", 64)
+    rng = np.random.default_rng(53)
+    members, non_members = rng.normal(1.0, 1, 4000), rng.normal(0, 1, 4000)
+    evidence = from_scores(members, non_members)._evidence
+    curve = gaussdp.account(gaussdp.Gaussian(1.0 / 0.6)).tradeoff()
+    level = 0.05 / evidence.divisor
+    shortlist = evidence._shortlist(curve, level)
+    fp, fn = evidence.false_positives, evidence.false_negatives
+    segments = Segments(fp, evidence.negatives, fn, evidence.positives, level)
+    screened = compare._below(curve, segments.fpr_lo, segments.fnr_lo)
+    maybe = np.flatnonzero(np.repeat(screened, segments.lengths))
+    depth = compare._depth(
+        curve, segments.fp_table.estimate(fp[maybe]), segments.fn_table.estimate(fn[maybe])
+    )
+    assert maybe.size > 64
+    expected = maybe[np.argpartition(-depth, 63)[:64]]
+    assert np.array_equal(np.sort(shortlist), np.sort(expected))

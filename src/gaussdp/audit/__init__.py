@@ -10,7 +10,8 @@ Entry points:
 * :func:`from_scores` — attack scores, all thresholds with a Bonferroni
   correction, a split, or a fixed threshold;
 * :func:`one_run` — one-run auditing (Steinke, Nasr & Jagielski 2023) and its
-  f-DP version for any trade-off curve (Mahloujifar, Melis & Chaudhuri 2024).
+  f-DP version for any trade-off curve (Mahloujifar, Melis & Chaudhuri 2024);
+  :func:`one_run_from_scores` from per-canary scores.
 
 Each takes ``against=`` (a mechanism or an Accounting) to put the audit beside the
 accountant in an :class:`AuditReport`: ``μ_lo (audit) <= μ <= μ_hi (accountant)``,
@@ -22,7 +23,7 @@ from __future__ import annotations
 from gaussdp.audit.binomial import clopper_pearson_lower, clopper_pearson_upper
 from gaussdp.audit.bounds import epsilon_lower, mu_lower
 from gaussdp.audit.counts import from_counts
-from gaussdp.audit.one_run import guesses_from_scores, one_run
+from gaussdp.audit.one_run import guesses_from_scores, one_run, one_run_from_scores
 from gaussdp.audit.report import AuditReport
 from gaussdp.audit.result import AuditPoint, AuditResult
 from gaussdp.audit.scores import from_scores, load_scores
@@ -40,4 +41,5 @@ __all__ = [
     "load_scores",
     "mu_lower",
     "one_run",
+    "one_run_from_scores",
 ]

@@ -107,26 +107,76 @@ def _grid(n: int, points: int = 512) -> np.ndarray:
     return np.unique(np.concatenate([ends, middle, n - middle, n - ends]))
 
 
+class UpperTable:
+    """Clopper–Pearson upper bounds at ``level`` tabulated exactly on a grid of counts.
+
+    The grid (:func:`_grid`) is dense near 0 and near ``n`` and holds ``n`` itself
+    (where the bound is 1). Grid *cell* ``j`` holds the counts
+    ``grid[j] <= k < grid[j + 1]`` (the last cell is ``k = n``). The bound is
+    non-decreasing in ``k``, so ``values[j]`` (the exact bound at ``grid[j]``) is a
+    certified lower bracket and ``values[j + 1]`` a certified upper bracket of every
+    bound in cell ``j``; :meth:`estimate` interpolates between them (only to rank).
+
+    Attributes
+    ----------
+    n : int
+        Trials.
+    grid : numpy.ndarray
+        The tabulated counts, increasing, from 0 to ``n``.
+    values : numpy.ndarray
+        The exact upper bounds at ``grid`` (``values[-1] = 1``).
+    """
+
+    def __init__(self, n: int, level: float):
+        self.n = int(n)
+        self.grid = _grid(self.n)
+        inner = np.asarray(clopper_pearson_upper(self.grid[:-1], self.n, level), dtype=float)
+        self.values = np.append(inner, 1.0)
+        self._logit = np.log(inner) - np.log1p(-inner)
+        self._positions = self._position(self.grid[:-1])
+
+    def _position(self, counts):
+        return np.log((counts + 0.5) / (self.n - counts + 0.5))
+
+    def cell(self, k) -> np.ndarray:
+        """The grid cell of each count: ``grid[cell] <= k < grid[cell + 1]``."""
+        return np.searchsorted(self.grid, np.asarray(k, dtype=np.int64), side="right") - 1
+
+    def lower(self, k) -> np.ndarray:
+        """A certified lower bracket of the bounds at ``k``: the bound at the grid point below."""
+        return self.values[self.cell(k)]
+
+    def upper(self, k) -> np.ndarray:
+        """A certified upper bracket of the bounds at ``k``: the bound at the grid point above."""
+        cell = self.cell(k)
+        return self.values[np.minimum(cell + 1, self.values.size - 1)]
+
+    def estimate(self, k, lower=None) -> np.ndarray:
+        """Interpolated bounds at ``k`` (``logit`` linear in ``log((k + ½)/(n − k + ½))``).
+
+        Accurate near both ends, not a bound; at least the lower bracket ``lower``
+        (computed when not given).
+        """
+        k = np.asarray(k, dtype=np.int64)
+        if lower is None:
+            lower = self.lower(k)
+        position = self._position(np.minimum(k, self.n - 1))
+        estimate = special.expit(np.interp(position, self._positions, self._logit))
+        estimate = np.where(k >= self.n, 1.0, estimate)
+        return np.maximum(estimate, lower)
+
+
 def upper_table(k, n: int, level: float) -> tuple[np.ndarray, np.ndarray]:
     """A certified lower bracket and an interpolated estimate of the CP upper bounds at ``k``.
 
     The exact bounds are computed on a grid of counts, dense near 0 and near
-    ``n``. The bound is non-decreasing in ``k``, so the value at the grid point
-    at or below ``k`` is a certified lower bracket (exact at grid points); the
-    estimate interpolates ``logit(bound)`` linearly in ``log((k + ½)/(n − k + ½))``
-    between grid points — accurate near both ends, but not a bound, and used
-    only to rank thresholds.
+    ``n`` (:class:`UpperTable`). The bound is non-decreasing in ``k``, so the value
+    at the grid point at or below ``k`` is a certified lower bracket (exact at grid
+    points); the estimate interpolates ``logit(bound)`` linearly in
+    ``log((k + ½)/(n − k + ½))`` between grid points — accurate near both ends, but
+    not a bound, and used only to rank thresholds.
     """
+    table = UpperTable(n, level)
     k = np.asarray(k, dtype=np.int64)
-    grid = _grid(int(n))[:-1]  # the bound at k = n is 1
-    values = np.asarray(clopper_pearson_upper(grid, n, level), dtype=float)
-    below = np.clip(np.searchsorted(grid, k, side="right") - 1, 0, grid.size - 1)
-    lower = np.where(k >= n, 1.0, values[below])
-
-    def position(counts):
-        return np.log((counts + 0.5) / (n - counts + 0.5))
-
-    logit = np.log(values) - np.log1p(-values)
-    estimate = special.expit(np.interp(position(np.minimum(k, n - 1)), position(grid), logit))
-    estimate = np.where(k >= n, 1.0, estimate)
-    return lower, np.maximum(estimate, lower)
+    lower = table.lower(k)
+    return lower, table.estimate(k, lower)

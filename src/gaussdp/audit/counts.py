@@ -18,7 +18,7 @@ from gaussdp._validation import InvalidParameterError
 from gaussdp.audit import bounds
 from gaussdp.audit._checks import check_alpha, check_count, check_delta, model_epsilon
 from gaussdp.audit.binomial import clopper_pearson_lower, clopper_pearson_upper
-from gaussdp.audit.compare import CountsEvidence
+from gaussdp.audit.compare import CountsEvidence, check_against
 from gaussdp.audit.report import attach_report
 from gaussdp.audit.result import AuditPoint, AuditResult
 
@@ -92,6 +92,7 @@ def from_counts(tp, fn, fp, tn, *, alpha=0.05, delta=0.0, against=None) -> Audit
         raise InvalidParameterError("fp + tn (the non-members) must be at least 1, got 0")
     alpha = check_alpha(alpha)
     delta = check_delta(delta)
+    check_against(against)
     level = alpha / 2.0
     certified = point(tp, fn, fp, tn, level)
     epsilon = bounds.epsilon_lower(certified.fpr_upper, certified.fnr_upper, delta)

@@ -35,7 +35,7 @@ import numpy as np
 
 from gaussdp._validation import InvalidParameterError
 from gaussdp.audit._checks import check_alpha, check_count, check_delta, model_epsilon
-from gaussdp.audit.compare import OneRunEvidence
+from gaussdp.audit.compare import OneRunEvidence, check_against
 from gaussdp.audit.one_run_tests import (
     curve_blow_up_inverse,
     epsilon_lower_fdp,
@@ -46,6 +46,7 @@ from gaussdp.audit.one_run_tests import (
 )
 from gaussdp.audit.report import attach_report
 from gaussdp.audit.result import AuditResult
+from gaussdp.audit.scores import load_scores
 
 __all__ = [
     "curve_blow_up_inverse",
@@ -55,6 +56,7 @@ __all__ = [
     "mmc_rejects",
     "mu_lower_fdp",
     "one_run",
+    "one_run_from_scores",
     "steinke_p_value",
 ]
 
@@ -158,6 +160,7 @@ def one_run(
         raise InvalidParameterError(f"correct must be at most guesses ({guesses}), got {correct}")
     alpha = check_alpha(alpha)
     delta = check_delta(delta)
+    check_against(against)
     if curve is not None and not hasattr(curve, "beta"):
         raise InvalidParameterError(
             f"curve must be a trade-off curve (with .beta), got {type(curve).__name__}"
@@ -192,3 +195,50 @@ def one_run(
     )
 
     return attach_report(result, against)
+
+
+def one_run_from_scores(
+    scores,
+    included,
+    *,
+    guesses,
+    alpha=0.05,
+    delta=0.0,
+    curve=None,
+    against=None,
+    column: str | None = None,
+    included_column: str | None = None,
+) -> AuditResult:
+    """A one-run audit from per-canary scores: :func:`guesses_from_scores`, then :func:`one_run`.
+
+    Parameters
+    ----------
+    scores : array_like or path
+        One score per canary (higher meaning "included"): an array, or a ``.npy`` /
+        ``.csv`` file (``column`` names the CSV column).
+    included : array_like or path
+        Whether each canary was in the training set (booleans or 0/1), likewise
+        (``included_column``).
+    guesses : int
+        r, fixed before the scores are seen.
+    alpha, delta, curve, against
+        As for :func:`one_run`.
+
+    Returns
+    -------
+    AuditResult
+
+    Examples
+    --------
+    >>> one_run_from_scores([0.9, 0.1, 0.5, 0.8], [1, 0, 0, 1], guesses=2).used["correct"]
+    2
+    """
+    # the cheap parameters first: nothing is read for a call that must fail
+    alpha = check_alpha(alpha)
+    delta = check_delta(delta)
+    guesses = check_count("guesses", guesses)
+    check_against(against)
+    values = load_scores(scores, name="scores", column=column)
+    truth = load_scores(included, name="included", column=included_column)
+    counts = guesses_from_scores(values, truth, guesses=guesses)
+    return one_run(*counts, alpha=alpha, delta=delta, curve=curve, against=against)

@@ -138,9 +138,13 @@ class AuditReport:
                 "leaks more than the accountant claims (a bug, or a mechanism other than the "
                 "one described)."
             )
+        if self.result.points:
+            found = "no certified audit point beats the accountant's curve"
+        else:
+            found = "the f-DP test does not reject the accountant's curve"
         return (
-            f"no violation ({_p_text(self.p_value)}): every certified audit point lies on "
-            "or above the accountant's curve; the audit is consistent with the claim."
+            f"no violation ({_p_text(self.p_value)}) at {confidence} confidence: {found}; "
+            "the audit is consistent with the claim."
         )
 
     # -- rendering --------------------------------------------------------------------
@@ -156,13 +160,28 @@ class AuditReport:
 
     def _mu_line(self) -> str:
         tail = f", except with probability {up(self.delta_tail, 2)}" if self.delta_tail else ""
-        return (
+        line = (
             f"{down(self.mu_lower, 5)} (audit, lower bound) <= mu <= "
             f"{up(self.mu_upper, 5)} (accountant, upper bound{tail})"
         )
+        if self.mu_lower > self.mu_upper:
+            line += ": an empty interval, the audit contradicts the claim"
+        return line
+
+    def _share_text(self) -> str:
+        """``μ_lo / μ_hi`` in percent, rounded down, without an exponent."""
+        percent = 100.0 * self.share
+        if math.isinf(percent):
+            return "inf%"
+        if percent >= 1000.0:
+            return f"{math.floor(percent):,}%"
+        return f"{down(percent, 3)}%"
 
     def _share_line(self) -> str:
-        return f"the attack realised {down(100.0 * self.share, 3)}% of the accountant's mu"
+        line = f"the attack realised {self._share_text()} of the accountant's mu"
+        if self.share > 1.0:
+            line += " (more than all of it: the audit's lower bound exceeds the claim)"
+        return line
 
     def to_text(self) -> str:
         """Plain text."""
@@ -219,7 +238,11 @@ class AuditReport:
         rows = [
             ("μ (audit)", down(self.mu_lower, 5), f"lower bound, {_percent(r.alpha)} confidence"),
             ("μ (accountant)", up(self.mu_upper, 5), "upper bound"),
-            ("share realised", f"{down(100 * self.share, 3)}%", "μ_lo / μ_hi"),
+            (
+                "share realised",
+                self._share_text(),
+                "μ_lo / μ_hi" + (" (over 100%: beyond the claim)" if self.share > 1.0 else ""),
+            ),
             ("ε (audit)", down(r.epsilon_lower, 5), f"lower bound at δ = {r.delta:g}"),
         ]
         if self.epsilon_upper is not None:
@@ -257,28 +280,66 @@ class AuditReport:
         )
         points = "".join(
             f"<li>FPR ≤ {up(p.fpr_upper, 4)}, FNR ≤ {up(p.fnr_upper, 4)}"
-            + ("" if p.threshold is None else f" (threshold {p.threshold:.6g})")
+            + ("" if p.threshold is None else f" at threshold {p.threshold:.6g}")
+            + (
+                " (the reversed test: drawn mirrored, at FPR ≤ "
+                f"{up(p.fnr_upper, 4)}, TPR ≥ {down(1.0 - p.fpr_upper, 4)})"
+                if _mirrored(p)
+                else ""
+            )
             + "</li>"
             for p in self.result.points
         )
-        points_html = f"<h2>Certified points</h2><ul>{points}</ul>" if points else ""
+        points_html = (
+            "<h2>Certified points</h2><p>Upper bounds on the attack's error rates, all "
+            f"holding together at {_percent(self.result.alpha)} confidence.</p><ul>{points}</ul>"
+            if points
+            else ""
+        )
         return f"""<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><title>Audit of {e(self.title)}</title>
 <style>body{{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto}}
 table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:2px 8px;text-align:left}}
-.verdict{{color:{colour};font-weight:bold}}</style></head>
+.verdict{{color:{colour};font-weight:bold}}
+figure{{margin:1.5em 0}}figcaption{{max-width:40em;font-size:90%;color:#333}}</style></head>
 <body>
 <h1>Audit of {e(self.title)}</h1>
 <p>{e(self._mu_line())}</p>
 <p class="verdict">{e(self.verdict())}</p>
 <table>{rows}</table>
+<figure>
 {roc_svg(self)}
+<figcaption>{e(self.caption())}</figcaption>
+</figure>
 {points_html}
 <p>Method: {e(self.result.method)}.</p>
 </body>
 </html>
 """
+
+    def caption(self) -> str:
+        """How to read the figure, in words."""
+        text = (
+            "Log-log ROC: true-positive rate against false-positive rate. The accountant's "
+            "certified curve (blue) bounds every attack on the run as described: no test "
+            "of its neighbouring outputs lies above it. Dashed purple: the Gaussian curve "
+            "at the audit's lower bound on μ (no μ-GDP claim with a smaller μ survives the "
+            "audit)."
+        )
+        if self.result.points:
+            text += (
+                f" Boxes: the confidence box of each certified point (all at "
+                f"{_percent(self.result.alpha)} together); the dot is the corner the bounds "
+                "certify (largest FPR, smallest TPR). A dot above the blue curve is a "
+                "violation."
+            )
+        else:
+            text += (
+                " A one-run audit certifies no ROC point; its violation test is the f-DP "
+                "test of Mahloujifar, Melis & Chaudhuri (2024) applied to the blue curve."
+            )
+        return text
 
     def render(self, output_format: str = "text") -> str:
         """The report in one of :data:`FORMATS`."""
@@ -302,7 +363,7 @@ table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:2px 8px;te
         for p in self.result.points:
             # A point certified through the reversed pair (D', D) is drawn mirrored: the
             # same rejection region has error rates (FNR, FPR) there (symmetric relation).
-            if p.fnr_upper < p.fpr_upper:
+            if _mirrored(p):
                 boxes.append((p.fnr_lower, p.fnr_upper, 1.0 - p.fpr_upper, 1.0 - p.fpr_lower))
             else:
                 boxes.append((p.fpr_lower, p.fpr_upper, 1.0 - p.fnr_upper, 1.0 - p.fnr_lower))
@@ -320,21 +381,21 @@ table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:2px 8px;te
         ax.plot(
             fpr,
             np.maximum(accountant, low),
-            color="#1f77b4",
+            color=ACCOUNTANT,
             lw=2,
-            label=f"accountant (certified), mu <= {up(self.mu_upper, 4)}",
+            label=f"accountant's certified curve, $\\mu \\leq {up(self.mu_upper, 4)}$ (upper)",
         )
         ax.plot(
             fpr,
             np.maximum(audit, low),
-            color="#d62728",
+            color=AUDIT_CURVE,
             ls="--",
-            label=f"G_mu at audit mu >= {down(self.mu_lower, 4)}",
+            label=f"$G_\\mu$ at the audit's $\\mu \\geq {down(self.mu_lower, 4)}$ (lower)",
         )
-        ax.plot(fpr, fpr, color="#999", ls=":", lw=1, label="TPR = FPR")
+        ax.plot(fpr, fpr, color="#999", ls=":", lw=1, label="TPR = FPR (no attack)")
+        colour = VIOLATED if self.violation else CONSISTENT
         for i, (x0, x1, y0, y1) in enumerate(boxes):
             x0 = max(x0, low)
-            colour = "#b00" if self.violation else "#2ca02c"
             ax.add_patch(
                 Rectangle(
                     (x0, max(y0, low)),
@@ -349,19 +410,33 @@ table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:2px 8px;te
                 [x1],
                 [max(y0, low)],
                 marker="o",
+                ls="none",
                 color=colour,
-                label="audit: certified point and box" if i == 0 else None,
+                label="audit: certified corner and confidence box" if i == 0 else None,
             )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlim(low, 1.0)
         ax.set_ylim(low, 1.0)
-        ax.set_xlabel("FPR = alpha")
-        ax.set_ylabel("TPR = 1 - beta")
+        ax.set_xlabel("false-positive rate $\\alpha$")
+        ax.set_ylabel("true-positive rate $1 - \\beta$")
         verdict = "VIOLATION" if self.violation else "no violation"
-        ax.set_title(f"audit vs accountant: {verdict} ({_p_text(self.p_value)})", fontsize=10)
-        ax.legend(loc="lower right", fontsize=8)
+        ax.set_title(
+            f"{verdict} ({_p_text(self.p_value)}) at {_percent(self.result.alpha)} confidence",
+            fontsize=10,
+            color=VIOLATED if self.violation else "black",
+        )
+        ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
         return ax
+
+
+def _mirrored(point) -> bool:
+    """A point certified through the reversed pair (D', D): drawn with its rates swapped."""
+    return point.fnr_upper < point.fpr_upper
+
+
+#: Colours of the figures: the accountant, the audit's G_μ, boxes without / with violation.
+ACCOUNTANT, AUDIT_CURVE, CONSISTENT, VIOLATED = "#1f77b4", "#9467bd", "#2ca02c", "#c00000"
 
 
 def _floor(report) -> float:
@@ -389,9 +464,17 @@ def clean_json(value):
     return value
 
 
-def roc_svg(report, width: int = 440, height: int = 400) -> str:
-    """The log-log ROC figure as inline SVG (no matplotlib)."""
-    left, right, top, bottom = 74, 16, 18, 52
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _decade(exponent: int) -> str:
+    """``1`` or ``10⁻³``: a tick label of a log axis."""
+    return "1" if exponent == 0 else "10" + str(exponent).translate(_SUPERSCRIPT)
+
+
+def roc_svg(report, width: int = 560, height: int = 500) -> str:
+    """The log-log ROC figure as inline SVG (no matplotlib): what :meth:`AuditReport.plot` draws."""
+    left, right, top, bottom = 70, 16, 34, 56
     inner_w, inner_h = width - left - right, height - top - bottom
     fpr, accountant, audit, boxes = report.roc_points()
     low = math.log10(fpr[0])
@@ -402,64 +485,103 @@ def roc_svg(report, width: int = 440, height: int = 400) -> str:
     def y_of(t):
         return top + (1.0 - (np.log10(np.maximum(t, 10**low)) - low) / -low) * inner_h
 
-    def line(xs, ys, colour, dash=""):
+    def line(xs, ys, colour, dash="", stroke=2):
         pts = " ".join(f"{x:.2f},{y:.2f}" for x, y in zip(x_of(xs), y_of(ys), strict=True))
         d = f' stroke-dasharray="{dash}"' if dash else ""
-        return f'<polyline fill="none" stroke="{colour}" stroke-width="2"{d} points="{pts}"/>'
+        return (
+            f'<polyline fill="none" stroke="{colour}" stroke-width="{stroke}"{d} points="{pts}"/>'
+        )
 
+    colour = VIOLATED if report.violation else CONSISTENT
+    verdict = "VIOLATION" if report.violation else "no violation"
     parts = [
-        f'<rect x="{left}" y="{top}" width="{inner_w}" height="{inner_h}" '
-        'fill="white" stroke="#444"/>'
+        f'<rect class="frame" x="{left}" y="{top}" width="{inner_w}" height="{inner_h}" '
+        'fill="white" stroke="#444"/>',
+        f'<text x="{left + inner_w / 2}" y="{top - 12}" font-size="14" text-anchor="middle" '
+        f'font-weight="bold" fill="{VIOLATED if report.violation else "#222"}">'
+        f"{verdict} ({html.escape(_p_text(report.p_value))}) at "
+        f"{_percent(report.result.alpha)} confidence</text>",
     ]
     for exponent in range(math.ceil(low), 1):
         x = float(x_of(10.0**exponent))
         y = float(y_of(10.0**exponent))
-        label = "1" if exponent == 0 else f"1e{exponent}"
+        label = _decade(exponent)
         parts.append(
-            f'<text x="{x:.1f}" y="{top + inner_h + 16}" font-size="11" '
+            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + inner_h}" stroke="#eee"/>'
+        )
+        parts.append(
+            f'<line x1="{left}" y1="{y:.1f}" x2="{left + inner_w}" y2="{y:.1f}" stroke="#eee"/>'
+        )
+        parts.append(
+            f'<text x="{x:.1f}" y="{top + inner_h + 18}" font-size="12" '
             f'text-anchor="middle">{label}</text>'
         )
         parts.append(
-            f'<text x="{left - 6}" y="{y + 4:.1f}" font-size="11" text-anchor="end">{label}</text>'
+            f'<text x="{left - 8}" y="{y + 4:.1f}" font-size="12" text-anchor="end">{label}</text>'
         )
     parts.append(
-        f'<text x="{left + inner_w / 2}" y="{height - 12}" font-size="13" '
-        'text-anchor="middle">FPR = alpha</text>'
+        f'<rect x="{left}" y="{top}" width="{inner_w}" height="{inner_h}" '
+        'fill="none" stroke="#444"/>'
     )
     parts.append(
-        f'<text x="14" y="{top + inner_h / 2}" font-size="13" text-anchor="middle" '
-        f'transform="rotate(-90 14 {top + inner_h / 2})">TPR = 1 - beta</text>'
+        f'<text x="{left + inner_w / 2}" y="{height - 14}" font-size="13" '
+        'text-anchor="middle">false-positive rate α</text>'
     )
-    parts.append(line(fpr, fpr, "#999", "4 4"))
-    parts.append(line(fpr, accountant, "#1f77b4"))
-    parts.append(line(fpr, audit, "#d62728", "6 3"))
-    colour = "#b00" if report.violation else "#2ca02c"
+    parts.append(
+        f'<text x="18" y="{top + inner_h / 2}" font-size="13" text-anchor="middle" '
+        f'transform="rotate(-90 18 {top + inner_h / 2})">true-positive rate 1 − β</text>'
+    )
+    parts.append(line(fpr, fpr, "#999", "2 3", stroke=1))
+    parts.append(line(fpr, accountant, ACCOUNTANT))
+    parts.append(line(fpr, audit, AUDIT_CURVE, "6 3"))
     for x0, x1, y0, y1 in boxes:
         ax0, ax1 = float(x_of(x0)), float(x_of(x1))
         ay0, ay1 = float(y_of(y1)), float(y_of(y0))
         parts.append(
-            f'<rect x="{ax0:.2f}" y="{ay0:.2f}" width="{max(ax1 - ax0, 1):.2f}" '
+            f'<rect class="box" x="{ax0:.2f}" y="{ay0:.2f}" width="{max(ax1 - ax0, 1):.2f}" '
             f'height="{max(ay1 - ay0, 1):.2f}" fill="{colour}" fill-opacity="0.25" '
             f'stroke="{colour}"/>'
         )
-        parts.append(f'<circle cx="{ax1:.2f}" cy="{ay1:.2f}" r="4" fill="{colour}"/>')
-    legend = [
-        (f"accountant, mu <= {up(report.mu_upper, 4)}", "#1f77b4"),
-        (f"G_mu, audit mu >= {down(report.mu_lower, 4)}", "#d62728"),
-        ("audit: certified point, box", colour),
-    ]
-    for i, (label, c) in enumerate(legend):
-        y = top + inner_h - 14 - 16 * (len(legend) - 1 - i)
-        x = left + inner_w - 200
         parts.append(
-            f'<line x1="{x}" y1="{y}" x2="{x + 22}" y2="{y}" stroke="{c}" stroke-width="3"/>'
+            f'<circle class="corner" cx="{ax1:.2f}" cy="{ay1:.2f}" r="4.5" fill="{colour}" '
+            'stroke="white"/>'
         )
-        parts.append(f'<text x="{x + 28}" y="{y + 4}" font-size="11">{html.escape(label)}</text>')
+    legend = [
+        (f"accountant's certified curve, μ ≤ {up(report.mu_upper, 4)} (upper)", ACCOUNTANT, ""),
+        (f"G_μ at the audit's μ ≥ {down(report.mu_lower, 4)} (lower)", AUDIT_CURVE, "6 3"),
+        ("TPR = FPR (no attack)", "#999", "2 3"),
+    ]
+    if boxes:
+        legend.append(("audit: certified corner, confidence box", colour, "box"))
+    row = 17
+    legend_w = int(48 + 6.3 * max(len(label) for label, _, _ in legend))
+    legend_x = left + inner_w - legend_w - 8
+    legend_y = top + inner_h - 8 - row * len(legend) - 6
+    parts.append(
+        f'<rect x="{legend_x}" y="{legend_y}" width="{legend_w}" '
+        f'height="{row * len(legend) + 8}" fill="white" fill-opacity="0.9" stroke="#bbb"/>'
+    )
+    for i, (label, c, dash) in enumerate(legend):
+        y = legend_y + 4 + row * i + row / 2
+        x = legend_x + 8
+        if dash == "box":
+            parts.append(
+                f'<rect x="{x}" y="{y - 5}" width="20" height="10" fill="{c}" '
+                f'fill-opacity="0.25" stroke="{c}"/>'
+            )
+            parts.append(f'<circle cx="{x + 20}" cy="{y + 5}" r="3.5" fill="{c}"/>')
+        else:
+            d = f' stroke-dasharray="{dash}"' if dash else ""
+            parts.append(
+                f'<line x1="{x}" y1="{y}" x2="{x + 24}" y2="{y}" stroke="{c}" '
+                f'stroke-width="2.5"{d}/>'
+            )
+        parts.append(f'<text x="{x + 32}" y="{y + 4}" font-size="11.5">{html.escape(label)}</text>')
     body = "\n  ".join(parts)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="audit ROC on log-log axes">\n'
-        f"  {body}\n</svg>"
+        f'viewBox="0 0 {width} {height}" font-family="system-ui, sans-serif" role="img" '
+        f'aria-label="audit ROC on log-log axes: {verdict}">\n  {body}\n</svg>'
     )
 
 

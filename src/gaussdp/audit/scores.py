@@ -21,32 +21,33 @@ several tools report). Three valid choices:
 a float
     One fixed threshold chosen before seeing the scores: α/2 per bound.
 
-All thresholds at once are computed from one sort of each score array and
-cumulative counts; only thresholds on the counts' Pareto front can give the
-best bound. With many thresholds, the Clopper–Pearson bounds are tabulated
-exactly on a grid of counts and interpolated to rank the thresholds; the best
-:data:`RANKED` get exact bounds and the best of those is reported — valid
-whatever the ranking, since all bounds hold together. ``used["search_gap"]``
-certifies how much an exhaustive search could still add. 10⁶ + 10⁶ scores
-take about 0.3 s.
+All thresholds at once (:mod:`gaussdp.audit.search`): the Pareto front of the
+counts from one stable merge of the two sorted score arrays (only thresholds on
+it can give the best bound), then the Clopper–Pearson bounds tabulated exactly
+on a grid of counts bracket every threshold's objective; the :data:`~gaussdp.audit.search.RANKED`
+thresholds of best estimated objective get exact bounds and the best of those is
+reported — valid whatever the ranking, since all bounds hold together.
+``used["search_gap"]`` certifies how much an exhaustive search could still add.
+10⁶ + 10⁶ scores take about 0.1 s (``benchmarks/audit.py``).
 """
 
 from __future__ import annotations
 
 import csv
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
 
 from gaussdp._validation import InvalidParameterError
 from gaussdp.audit import bounds
-from gaussdp.audit._checks import check_alpha, check_delta, model_epsilon
-from gaussdp.audit.binomial import EXACT_LIMIT, clopper_pearson_upper, upper_table
-from gaussdp.audit.compare import CountsEvidence
+from gaussdp.audit._checks import check_alpha, check_count, check_delta, model_epsilon
+from gaussdp.audit.compare import CountsEvidence, check_against
 from gaussdp.audit.counts import point
 from gaussdp.audit.report import attach_report
 from gaussdp.audit.result import AuditResult
+from gaussdp.audit.search import best, front
 
 __all__ = ["from_scores", "load_scores"]
 
@@ -85,7 +86,8 @@ def load_scores(source, *, name: str = "scores", column: str | None = None) -> n
     try:
         scores = np.asarray(array, dtype=float)
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"{name} must be numbers, got {type(array).__name__}") from None
+        kind = getattr(array, "dtype", None) or type(array).__name__
+        raise InvalidParameterError(f"{name} must be numbers, got {kind}") from None
     if scores.ndim != 1:
         scores = scores.reshape(-1) if scores.ndim == 0 or 1 in scores.shape else scores
     if scores.ndim != 1:
@@ -136,90 +138,14 @@ def _read_csv(path: Path, name: str, column: str | None) -> np.ndarray:
             )
         index = 0
     try:
-        return np.loadtxt(
-            path, delimiter=",", skiprows=1 if has_header else 0, usecols=index, ndmin=1
-        )
+        with warnings.catch_warnings():
+            # a header and no rows: "empty" is said below, once, not warned about here
+            warnings.simplefilter("ignore", UserWarning)
+            return np.loadtxt(
+                path, delimiter=",", skiprows=1 if has_header else 0, usecols=index, ndmin=1
+            )
     except ValueError as error:
         raise InvalidParameterError(f"{name} file {str(path)!r}: {error}") from None
-
-
-def _front(members: np.ndarray, non_members: np.ndarray):
-    """Thresholds on the Pareto front of (false positives, false negatives), with counts.
-
-    Threshold t guesses "member" for scores >= t. Any threshold is dominated by
-    the smallest member score at or above it (the same false negatives, no more
-    false positives), or by +inf (nobody) if there is none, so the candidates
-    are the distinct member scores and +inf; of those with equal false
-    positives only the lowest (fewest false negatives) is kept. Returns
-    (thresholds, fp, fn), fp decreasing and fn increasing.
-    """
-    members_sorted = np.sort(members)
-    non_members_sorted = np.sort(non_members)
-    first = np.empty(members_sorted.size, dtype=bool)
-    first[0] = True
-    np.not_equal(members_sorted[1:], members_sorted[:-1], out=first[1:])
-    fn = np.concatenate([np.flatnonzero(first), [members.size]])
-    thresholds = np.concatenate([members_sorted[first], [np.inf]])
-    fp = non_members.size - np.searchsorted(non_members_sorted, thresholds, side="left")
-    keep = np.empty(fp.size, dtype=bool)
-    keep[0] = True
-    np.not_equal(fp[1:], fp[:-1], out=keep[1:])
-    return thresholds[keep], fp[keep], fn[keep]
-
-
-#: How many of the best-ranked thresholds get exact bounds (per bound: ε and μ).
-RANKED = 256
-
-
-def _argmax(objective, fp, negatives, fn, positives, level, tables) -> tuple[int, float, float]:
-    """A candidate (near-)maximising ``objective(FPR_ub, FNR_ub)``, its exact value, the gap.
-
-    Exact Clopper–Pearson bounds on every candidate would cost seconds for
-    10⁶ scores. Instead the bounds are tabulated exactly on a grid of counts,
-    interpolated to rank all candidates (``tables``, from
-    :func:`~gaussdp.audit.binomial.upper_table`), and the best :data:`RANKED` get
-    exact bounds. Reporting the best of these is valid whatever the ranking
-    (every threshold's bounds hold together, by the Bonferroni correction); the
-    *search gap*, the most any unexamined threshold could add (from certified
-    lower brackets of its bounds: the objective decreases in both rates), says
-    how close to the exhaustive maximum it is.
-    """
-    if tables is None:
-        chosen = np.arange(fp.size)
-        optimistic_max = -np.inf
-    else:
-        (fpr_lo, fpr_est), (fnr_lo, fnr_est) = tables
-        estimate = objective(fpr_est, fnr_est)
-        chosen = np.argpartition(-estimate, RANKED - 1)[:RANKED]
-        optimistic = objective(fpr_lo, fnr_lo)
-        optimistic[chosen] = -np.inf  # these get exact values below
-        optimistic_max = float(np.max(optimistic))
-    fpr = np.atleast_1d(clopper_pearson_upper(fp[chosen], negatives, level))
-    fnr = np.atleast_1d(clopper_pearson_upper(fn[chosen], positives, level))
-    values = np.atleast_1d(objective(fpr, fnr))
-    best = int(np.argmax(values))
-    value = float(values[best])
-    return int(chosen[best]), value, max(optimistic_max - value, 0.0)
-
-
-def _best(fp, negatives, fn, positives, level, delta):
-    """The ε-best and μ-best candidates: (index, value, search gap) for each."""
-    fp = np.asarray(fp, dtype=np.int64)
-    fn = np.asarray(fn, dtype=np.int64)
-    tables = None
-    if fp.size > max(EXACT_LIMIT, RANKED):
-        tables = (upper_table(fp, negatives, level), upper_table(fn, positives, level))
-    eps = _argmax(
-        lambda x, y: bounds.epsilon_lower(x, y, delta),
-        fp,
-        negatives,
-        fn,
-        positives,
-        level,
-        tables,
-    )
-    mu = _argmax(bounds.mu_lower, fp, negatives, fn, positives, level, tables)
-    return eps, mu
 
 
 def from_scores(
@@ -273,10 +199,11 @@ def from_scores(
     >>> 0.5 < result.mu_lower < 2.0
     True
     """
-    members = load_scores(members, name="members", column=column)
-    non_members = load_scores(non_members, name="non_members", column=column)
+    # the cheap parameters first: nothing is read or allocated for a call that must fail
     alpha = check_alpha(alpha)
     delta = check_delta(delta)
+    seed = check_count("seed", seed)
+    check_against(against)
     if isinstance(thresholds, str):
         choice = thresholds.lower()
         if choice not in THRESHOLD_CHOICES:
@@ -295,6 +222,8 @@ def from_scores(
                 "thresholds must be 'bonferroni', 'split' or a number, got nan"
             )
         choice = "fixed"
+    members = load_scores(members, name="members", column=column)
+    non_members = load_scores(non_members, name="non_members", column=column)
     if choice == "fixed":
         result = _fixed(members, non_members, fixed, alpha, delta)
     elif choice == "bonferroni":
@@ -355,8 +284,8 @@ def _bonferroni(members, non_members, alpha, delta):
     tried = members.size + non_members.size + 1
     divisor = 2.0 * tried
     level = alpha / divisor
-    thresholds, fp, fn = _front(members, non_members)
-    (i_eps, _, eps_gap), (i_mu, _, mu_gap) = _best(
+    thresholds, fp, fn = front(members, non_members)
+    (i_eps, _, eps_gap), (i_mu, _, mu_gap) = best(
         fp, non_members.size, fn, members.size, level, delta
     )
     chosen = []
@@ -400,8 +329,8 @@ def _split(members, non_members, alpha, delta, seed):
     choose_m, bound_m = members[:half_m], members[half_m:]
     choose_n, bound_n = non_members[:half_n], non_members[half_n:]
     level_choose = alpha / (2.0 * (choose_m.size + choose_n.size + 1))
-    thresholds, fp, fn = _front(choose_m, choose_n)
-    (i_eps, _, _), (i_mu, _, _) = _best(fp, choose_n.size, fn, choose_m.size, level_choose, delta)
+    thresholds, fp, fn = front(choose_m, choose_n)
+    (i_eps, _, _), (i_mu, _, _) = best(fp, choose_n.size, fn, choose_m.size, level_choose, delta)
     picked = list(dict.fromkeys((float(thresholds[i_eps]), float(thresholds[i_mu]))))
     divisor = 2.0 * len(picked)
     level = alpha / divisor

@@ -4,12 +4,15 @@ gaussdp audit counts 950 50 10 990 --delta 1e-5
 gaussdp audit scores members.npy non_members.npy --thresholds bonferroni
 gaussdp audit one-run 1000 100 95 --delta 1e-5 --against dpsgd \\
     --noise-multiplier 1.0 --sampling-probability 0.01 --steps 2000
+gaussdp audit one-run-scores canaries.csv canaries.csv --column score \\
+    --included-column included --guesses 200 --delta 1e-5
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import re
 
 import click
 
@@ -19,6 +22,48 @@ from gaussdp.cli._common import emit_json
 __all__ = ["audit"]
 
 _FORMATS = click.Choice(["text", "json", "markdown", "html"], case_sensitive=False)
+
+
+_NUMBER = re.compile(r"-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|-inf|-nan", re.IGNORECASE)
+
+
+class _NumbersCommand(click.Command):
+    """A command whose positional arguments may be negative numbers (``counts 5 -3 5 5``).
+
+    click reads ``-3`` as an unknown option ("No such option: -3"). Here a token
+    that is a negative number, where an argument is expected, is passed on as an
+    argument, so the library's one-line check names the parameter and its range
+    (``fn must be an integer >= 0, got -3``); any other unknown option is refused
+    as before.
+    """
+
+    def __init__(self, *args, **kwargs):
+        settings = dict(kwargs.pop("context_settings", None) or {})
+        settings["ignore_unknown_options"] = True
+        super().__init__(*args, context_settings=settings, **kwargs)
+
+    def parse_args(self, ctx, args):
+        takes_value = set()
+        known = set()
+        for param in self.get_params(ctx):
+            if isinstance(param, click.Option):
+                names = [*param.opts, *param.secondary_opts]
+                known.update(names)
+                if not param.is_flag and not param.count:
+                    takes_value.update(param.opts)
+        skip = False
+        for token in args:
+            if skip:
+                skip = False
+                continue
+            if token == "--":
+                break
+            name = token.split("=", 1)[0]
+            if name in takes_value and "=" not in token:
+                skip = True
+            elif token.startswith("-") and name not in known and not _NUMBER.fullmatch(token):
+                raise click.NoSuchOption(token, ctx=ctx)
+        return super().parse_args(ctx, args)
 
 
 def _common(command):
@@ -125,7 +170,7 @@ def audit() -> None:
     """
 
 
-@audit.command("counts")
+@audit.command("counts", cls=_NumbersCommand)
 @click.argument("tp", type=int)
 @click.argument("fn", type=int)
 @click.argument("fp", type=int)
@@ -169,7 +214,7 @@ def _thresholds(value: str):
         ) from None
 
 
-@audit.command("scores")
+@audit.command("scores", cls=_NumbersCommand)
 @click.argument("members", type=str)
 @click.argument("non_members", type=str)
 @click.option(
@@ -220,7 +265,7 @@ def scores(
     _emit(result, output_format, output, plot)
 
 
-@audit.command("one-run")
+@audit.command("one-run", cls=_NumbersCommand)
 @click.argument("canaries", type=int)
 @click.argument("guesses", type=int)
 @click.argument("correct", type=int)
@@ -252,4 +297,59 @@ def one_run_command(
 
     mechanism = _against(against, noise_multiplier, sampling_probability, steps)
     result = one_run(canaries, guesses, correct, alpha=alpha, delta=delta, against=mechanism)
+    _emit(result, output_format, output, plot)
+
+
+@audit.command("one-run-scores", cls=_NumbersCommand)
+@click.argument("scores", type=str)
+@click.argument("included", type=str)
+@click.option(
+    "--guesses",
+    type=int,
+    required=True,
+    help="r, fixed before the scores are seen: guess on the r/2 highest and r/2 lowest.",
+)
+@click.option("--column", type=str, default=None, help="The score column of a CSV file.")
+@click.option(
+    "--included-column", type=str, default=None, help="The 0/1 inclusion column of a CSV file."
+)
+@_common
+def one_run_scores_command(
+    scores,
+    included,
+    guesses,
+    column,
+    included_column,
+    alpha,
+    delta,
+    against,
+    noise_multiplier,
+    sampling_probability,
+    steps,
+    output_format,
+    output,
+    plot,
+):
+    """A one-run audit from per-canary SCORES and INCLUDED (0/1) files (.npy or .csv).
+
+    The auditor guesses "included" for the ⌈r/2⌉ highest scores and "excluded"
+    for the ⌊r/2⌋ lowest (Steinke, Nasr & Jagielski 2023, §6), then audits the
+    counts as ``one-run`` does.
+
+    \b
+    gaussdp audit one-run-scores scores.npy included.npy --guesses 200 --delta 1e-5
+    """
+    from gaussdp.audit import one_run_from_scores
+
+    mechanism = _against(against, noise_multiplier, sampling_probability, steps)
+    result = one_run_from_scores(
+        scores,
+        included,
+        guesses=guesses,
+        alpha=alpha,
+        delta=delta,
+        against=mechanism,
+        column=column,
+        included_column=included_column,
+    )
     _emit(result, output_format, output, plot)
