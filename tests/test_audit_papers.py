@@ -127,21 +127,23 @@ def test_table_1_steinke_column(sigma):
     assert ours == pytest.approx(printed, rel=0.03)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "Table 1's 'Ours' column (8.16, 3.61, 1.59, 0.82) is 5-11 % above what the "
-        "paper's own App. D code gives in the stated idealized setting at these inputs "
-        "(7.41, 3.36, 1.50, 0.73 on its σ grid of step 0.01; gaussdp, without the grid: "
-        "7.50, 3.38, 1.51, 0.73); gaussdp agrees with that code, not with the table"
-    ),
-)
+# Table 1's "Ours" column (8.16, 3.61, 1.59, 0.82) is 5-11 % above what the paper's own
+# App. D code gives in the stated idealized setting at these inputs: 7.41, 3.36, 1.50,
+# 0.73 (run once on these inputs, on its σ grid of step 0.01). gaussdp, without the grid,
+# agrees with that code, not with the table (whose setup must differ in a way the text
+# does not state); so the test holds gaussdp to the code's values.
+PAPER_CODE_FDP = {0.5: 7.41, 1.0: 3.36, 2.0: 1.50, 4.0: 0.73}
+
+
 @pytest.mark.parametrize("sigma", sorted(TABLE_1))
-def test_table_1_fdp_column(sigma):
+def test_table_1_fdp_column_as_the_papers_code_computes_it(sigma):
     """Table 1, "Ours": the f-DP analysis with Gaussian curves, best over the guesses."""
-    canaries, _, _, printed = TABLE_1[sigma]
+    canaries, _, _, _ = TABLE_1[sigma]
     mu = max(
         mu_lower_fdp(canaries, guesses, idealized_correct(sigma, guesses, canaries), ALPHA)
         for guesses in _neighbourhood(FDP_BEST_GUESSES[sigma])
     )
-    assert gdp.epsilon(mu, DELTA) == pytest.approx(printed, rel=0.03)
+    # The code steps σ by 0.01 and keeps the last σ it rejects (so it is at most that
+    # step below ours); its values are given here to two decimals (±0.005).
+    code = PAPER_CODE_FDP[sigma]
+    assert code - 0.005 <= gdp.epsilon(mu, DELTA) <= code * 1.03 + 0.005
