@@ -164,7 +164,7 @@ def test_profile_is_a_valid_profile(curve):
         assert curve.delta(e) <= target + 1e-15
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=20)
 @given(mus, probabilities, st.integers(1, 3))
 def test_operators_of_gaussians_stay_valid(mu, p, k):
     f = C.gaussian(mu).subsample(p).group(k)
@@ -185,7 +185,7 @@ ENGINE_SETTINGS = settings(
 )
 
 
-@ENGINE_SETTINGS
+@settings(ENGINE_SETTINGS, max_examples=8)
 @given(
     sigma=st.floats(min_value=0.5, max_value=5.0),
     q=st.floats(min_value=0.001, max_value=1.0),
