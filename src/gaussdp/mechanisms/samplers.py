@@ -21,6 +21,7 @@ from gaussdp.mechanisms.base import (
     _real,
     _require_mechanism,
 )
+from gaussdp.mechanisms.combinators import Repeated
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,12 @@ class RandomAllocation(Mechanism):
 
     def _short(self) -> str:
         return f"RandomAllocation(t={self.steps}, k={self.selected}, {self.mechanism._short()})"
+
+    def expand(self) -> Mechanism | None:
+        """With k = t every record is in every step: exactly ``Repeated(mechanism, t)``."""
+        if self.selected == self.steps:
+            return Repeated(self.mechanism, self.steps)
+        return None
 
     def _children(self) -> tuple[Mechanism, ...]:
         return (self.mechanism,)

@@ -1,0 +1,413 @@
+"""Random allocation (balls-in-bins) of a Gaussian mechanism, bracketed by two discrete pairs.
+
+One epoch of ``RandomAllocation(Gaussian(σ, Δ), t)`` (each record in exactly
+one of the t steps, chosen uniformly) is accounted, under add/remove
+neighbouring, through the pair of Feldman & Shenfeld ("Privacy amplification
+by random allocation", arXiv 2502.08202; its PLD accounting, arXiv
+2602.17284, ICML 2026; the same pair as Chua et al., "Balls-and-Bins Sampling
+for DP-SGD", arXiv 2412.16802). With μ = Δ/σ and the output seen in units
+of the noise,
+
+    remove:  P = (1/t) Σᵢ N(μeᵢ, I_t)  against  Q = N(0, I_t);
+    add:     the swap, (Q, P).
+
+Write ℓᵢ = μxᵢ − μ²/2 for the loss of coordinate i and Yᵢ = e^{ℓᵢ}. Then
+dP/dQ = Ȳ = (1/t) Σᵢ Yᵢ, so the privacy loss is L = log Ȳ, and everything
+follows from the law of S = Σᵢ Yᵢ: under Q the Yᵢ are i.i.d. log-normal,
+log Yᵢ ~ N(−μ²/2, μ²); under P (by symmetry, the first coordinate carries
+the record) S = X + Σ_{i≥2} Yᵢ with log X ~ N(μ²/2, μ²).
+
+The construction
+----------------
+Every coordinate is rounded UP to the grid h·ℤ, cᵢ = ⌈Yᵢ/h⌉·h, and
+S_c = Σᵢ cᵢ, so that S_c − t·h ≤ S ≤ S_c on every outcome. The laws of S_c
+under P and under Q are exact convolutions of the per-coordinate laws,
+computed by one real FFT each (Q: the t-th power; P: the (t−1)-th times the
+shifted coordinate's). Write ℓ⁺ = log(S_c/t) ≥ L and ℓ⁻ = log((S_c − th)/t) ≤ L.
+
+For measures (P', Q') (finite, not necessarily of mass one) let
+H_β(P'‖Q') = ∫(dP' − β dQ')₊ for β ≥ 0. A pair whose H_β is at least the
+true pair's for every β ≥ 0 gives upper bounds, and one whose H_β is at most
+it lower bounds; both properties survive composition (write the composed
+H_β as ∫ φ(e^{ℓ₁}) dQ₁ with φ convex, non-decreasing and φ(0) = 0, which is
+a non-negative mixture of u ↦ u and u ↦ (u − β)₊), so the engine's FFT
+composition of epochs and its own certified roundings keep them bounds.
+The four pairs, each with total masses at most one:
+
+* remove, upper: the P-law of ℓ⁺, with Q' = e^{−ℓ}P'. H_β = E_P[(1 − βe^{−ℓ⁺})₊]
+  ≥ E_P[(1 − βe^{−L})₊], as the integrand increases with the loss; Q' has mass
+  E_P[e^{−ℓ⁺}] ≤ 1 (the rest of Q sits at loss −∞).
+* remove, lower: the Q-law of ℓ⁻, with P' = e^{ℓ}Q'. H_β = E_Q[(e^{ℓ⁻} − β)₊]
+  ≤ E_Q[(e^L − β)₊]; P' has mass E_Q[e^{ℓ⁻}] ≤ 1 (β = 0 included).
+* add, upper: first measure the Q-law of −ℓ⁻ (S_c ≤ th gives loss +∞),
+  second e^{−ℓ} times it. H_β = E_Q[(1 − βe^{ℓ⁻})₊] ≥ E_Q[(1 − βe^{L})₊].
+* add, lower: second measure the P-law of −ℓ⁺, first e^{ℓ} times it.
+  H_β = E_P[(e^{−ℓ⁺} − β)₊] ≤ E_P[(e^{−L} − β)₊].
+
+What the computation leaves out is moved in the safe direction of each law:
+the P-law is only ever used where a larger S is safe, the Q-law where a
+smaller one is. A coordinate above the grid's top Y_max counts as S = +∞ in
+the P-law (loss +∞ for the upper, dropped for the lower add pair) and as
+c = 0 in the Q-law. The FFT is circular: mass of the P-law beyond its length
+(bounded by a Chernoff bound on the capped coordinates) and the rounding
+allowance of the transforms (:func:`gaussdp.pld.composition.rounding_allowance`)
+are taken from the bottom of the P-law and put at S = +∞; the Q-law's
+wrapped mass already lands lower, and its rounding allowance is moved from
+its top to S = 0. Atoms with negligible mass at either end are merged the
+same ways. Each of these moves makes the P-law stochastically larger or the
+Q-law smaller, so each pair keeps its side.
+
+Accuracy
+--------
+On an outcome the loss moves by at most t·h/S_c ≈ h/Ȳ, so each epoch's
+upper and lower losses are about h apart where Ȳ ≈ 1 (h/2 on each side on
+average). The grid spacing h follows the accountant's accuracy (a gap
+budget spread over the epochs), but the FFT's length, about
+(Y_max + the bulk of S)/h, is capped (:data:`MAX_POINTS`); where the
+accuracy asks for more, h is as fine as the cap allows and the bounds stay
+certified, only further apart. Y_max grows like e^{μ²/2 + 7μ}, so small σ
+costs accuracy.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from scipy import fft as scipy_fft
+from scipy import special
+
+from gaussdp import mechanisms as m
+from gaussdp._numerics import normal_quantile_of_complement
+from gaussdp._validation import InvalidParameterError
+from gaussdp.pld.composition import rounding_allowance
+from gaussdp.pld.losses import AtomicLoss, BracketedLoss
+
+__all__ = ["MAX_POINTS", "gaussian_allocation_losses"]
+
+#: The largest FFT length (points of the grid of S).
+MAX_POINTS = 2**23
+#: The grid spacing when no accuracy is given.
+DEFAULT_SPACING = 1e-4
+#: The P-mass, per epoch, beyond the top of the coordinate grid (counted at loss +∞).
+COORDINATE_TAIL = 1e-13
+#: The P-mass that may wrap around the FFT circle (planned; the bound carried is certified).
+_WRAP_TAIL = 1e-13
+#: Atoms are merged at each end of the laws up to this much mass.
+_TRIM = 1e-24
+#: Blocks of the coordinate grid over which the Chernoff bound's MGF is bounded.
+_BLOCK = 256
+
+
+@dataclass(frozen=True)
+class _Laws:
+    """The laws of S_c = Σ⌈Yᵢ/h⌉h on the grid (offset + j)·h, after the safe moves."""
+
+    spacing: float
+    p_offset: int
+    p_masses: np.ndarray  # P-law (sub-probability; the rest is at S = +∞)
+    p_infinity: float
+    q_offset: int
+    q_masses: np.ndarray  # Q-law (the rest is at S = 0)
+
+
+def _cell_masses(log_edges: np.ndarray, mean: float, scale: float) -> tuple[np.ndarray, float]:
+    """Masses of N(mean, scale²) on (−∞, e₀], (e₀, e₁], …, and above the last edge.
+
+    Each cell is a difference of lower tails below the median and of upper
+    tails above it, so that both tails keep their relative accuracy.
+    """
+    z = (log_edges - mean) / scale
+    small = special.ndtr(-np.abs(z))  # the smaller tail at each edge
+    below = z <= 0.0
+    cdf = np.where(below, small, 1.0 - small)
+    sf = np.where(below, 1.0 - small, small)
+    cells = np.empty(z.size)
+    cells[0] = cdf[0]
+    both_below = below[1:] & below[:-1]
+    cells[1:] = np.where(both_below, cdf[1:] - cdf[:-1], sf[:-1] - sf[1:])
+    np.maximum(cells, 0.0, out=cells)
+    return cells, float(sf[-1])
+
+
+def _block_masses(masses: np.ndarray, block: int = _BLOCK) -> np.ndarray:
+    """Sums of consecutive blocks of ``block`` atoms (block i holds k < (i + 1)·block)."""
+    blocks = -(-masses.size // block)
+    padded = np.zeros(blocks * block)
+    padded[: masses.size] = masses
+    return padded.reshape(blocks, block).sum(axis=1)
+
+
+def _wrap_bound(
+    first: np.ndarray,
+    rest: np.ndarray,
+    count: int,
+    spacing: float,
+    total: float,
+    block: int = _BLOCK,
+) -> float:
+    """A certified bound on P(c₁ + c₂ + … + c_{count+1} ≥ total), c₁ ~ ``first``, others ~ ``rest``.
+
+    ``first`` and ``rest`` are the block masses (:func:`_block_masses`, blocks
+    of ``block`` atoms) of sub-probability laws on the grid k·h. For every cap b,
+    P(S ≥ T) ≤ P(some cᵢ > b) + P(Σ min(cᵢ, b) ≥ T), and the second term is at
+    most e^{−λT}·M₁(λ)·M(λ)^count (Chernoff) with the MGFs of the capped laws,
+    each block taken at its top. Minimised over a few caps and rates.
+    """
+    tops = (np.arange(first.size) + 1) * block * spacing
+    tail_first = np.cumsum(first[::-1])[::-1]
+    tail_rest = np.cumsum(rest[::-1])[::-1]
+    best = 1.0
+    for fraction in (0.35, 0.5, 0.65, 0.8, 0.9):
+        cap_block = int(np.searchsorted(tops, fraction * total, side="right"))
+        if cap_block >= first.size:
+            cap_block = first.size - 1
+        cap = tops[cap_block]
+        above = (
+            float(tail_first[cap_block + 1] + count * tail_rest[cap_block + 1])
+            if cap_block + 1 < first.size
+            else 0.0
+        )
+        if above >= best:
+            continue
+        rates = np.geomspace(0.5, 200.0, 48) / cap
+        values = tops[: cap_block + 1]
+        with np.errstate(divide="ignore"):
+            log_first = np.log(first[: cap_block + 1])
+            log_rest = np.log(rest[: cap_block + 1])
+        exponent = rates[:, None] * values[None, :]
+        log_m_rest = special.logsumexp(log_rest[None, :] + exponent, axis=1)
+        # each law's mass above the cap, at the cap
+        rest_above = float(tail_rest[cap_block + 1]) if cap_block + 1 < rest.size else 0.0
+        if rest_above > 0:
+            log_m_rest = np.logaddexp(log_m_rest, math.log(rest_above) + rates * cap)
+        first_above = float(tail_first[cap_block + 1]) if cap_block + 1 < first.size else 0.0
+        log_m_first = special.logsumexp(log_first[None, :] + exponent, axis=1)
+        if first_above > 0:
+            log_m_first = np.logaddexp(log_m_first, math.log(first_above) + rates * cap)
+        chernoff = float(np.exp(np.min(log_m_first + count * log_m_rest - rates * total)))
+        best = min(best, above + chernoff)
+    return min(best, 1.0)
+
+
+def _trim_up(masses: np.ndarray, tail: float) -> tuple[int, np.ndarray, float]:
+    """Merge the bottom ``tail`` of mass into the first atom kept; return the top ``tail`` apart.
+
+    Moves mass to larger S only (for the P-law). Returns (first index kept,
+    kept masses, mass sent to S = +∞).
+    """
+    head = np.cumsum(masses)
+    top = np.cumsum(masses[::-1])[::-1]
+    first = int(np.searchsorted(head, tail, side="right"))
+    last = masses.size - 1 - int(np.searchsorted(top[::-1], tail, side="right"))
+    first = min(first, masses.size - 1)
+    last = max(last, first)
+    kept = masses[first : last + 1].copy()
+    if first > 0:
+        kept[0] += head[first - 1]
+    above = float(top[last + 1]) if last + 1 < masses.size else 0.0
+    return first, kept, above
+
+
+def _trim_down(masses: np.ndarray, tail: float) -> tuple[int, np.ndarray]:
+    """Merge the top ``tail`` of mass into the last atom kept; drop the bottom ``tail`` (to S = 0).
+
+    Moves mass to smaller S only (for the Q-law).
+    """
+    head = np.cumsum(masses)
+    top = np.cumsum(masses[::-1])[::-1]
+    first = min(int(np.searchsorted(head, tail, side="right")), masses.size - 1)
+    last = max(masses.size - 1 - int(np.searchsorted(top[::-1], tail, side="right")), first)
+    kept = masses[first : last + 1].copy()
+    if last + 1 < masses.size:
+        kept[-1] += top[last + 1]
+    return first, kept
+
+
+def _remove_from_bottom(masses: np.ndarray, amount: float) -> float:
+    """Take ``amount`` of mass from the lowest atoms (in place); return the mass taken.
+
+    Less than ``amount`` only when that is all there is (then every atom is emptied).
+    """
+    if amount <= 0.0:
+        return 0.0
+    head = np.cumsum(masses)
+    if head[-1] <= amount:
+        masses[:] = 0.0
+        return float(head[-1])
+    first = int(np.searchsorted(head, amount, side="left"))  # head[first] ≥ amount
+    masses[first] = head[first] - amount
+    masses[:first] = 0.0
+    return amount
+
+
+def _remove_from_top(masses: np.ndarray, amount: float) -> float:
+    """Take ``amount`` of mass from the highest atoms (in place); return the mass taken."""
+    return _remove_from_bottom(masses[::-1], amount)
+
+
+def _laws(mu: float, steps: int, spacing: float) -> _Laws:
+    """The P- and Q-laws of S_c for one epoch (``spacing`` may be coarsened to fit the cap)."""
+    half = 0.5 * mu * mu
+    # Top of the coordinate grid: P(X > Y_max) + (t − 1)·Q(Y > Y_max) ≤ COORDINATE_TAIL.
+    share = COORDINATE_TAIL / 2.0
+    log_top = max(
+        half + mu * float(normal_quantile_of_complement(share)),
+        -half + mu * float(normal_quantile_of_complement(share / max(steps - 1, 1))),
+    )
+    coordinate_top = math.exp(log_top)
+    # The FFT circle must hold the bulk of S as well: choose its length on a coarse grid.
+    length_in_units = _circle_extent(mu, steps, coordinate_top)
+    points = math.ceil(length_in_units / spacing) + 1
+    if points > MAX_POINTS:
+        spacing = length_in_units / (MAX_POINTS - 1)
+    count = math.ceil(coordinate_top / spacing)  # coordinate grid h, 2h, …, count·h
+    length = scipy_fft.next_fast_len(max(math.ceil(length_in_units / spacing) + 1, count + 2), True)
+    log_edges = np.log(np.arange(1, count + 1) * spacing)
+    # cells: (0, h] → h (index 1), (jh, (j+1)h] → (j+1)h, above count·h → "over"
+    y_cells, y_over = _cell_masses(log_edges, -half, mu)
+    x_cells, x_over = _cell_masses(log_edges, half, mu)
+    y = np.zeros(length)
+    x = np.zeros(length)
+    y[1 : count + 1] = y_cells[:count]
+    x[1 : count + 1] = x_cells[:count]
+    rounding = rounding_allowance(length, steps)
+
+    # P-law: X + (t − 1) Y, coordinates above the grid at S = +∞.
+    y_hat = scipy_fft.rfft(y, workers=2)
+    x_hat = scipy_fft.rfft(x, workers=2)
+    p_law = scipy_fft.irfft(x_hat * y_hat ** (steps - 1), length, workers=2)
+    del x_hat
+    np.maximum(p_law, 0.0, out=p_law)
+    log_kept = math.log1p(-x_over) + (steps - 1) * math.log1p(-y_over)
+    p_infinity = -math.expm1(log_kept)
+    wrap = _wrap_bound(
+        _block_masses(x[: count + 1]),
+        _block_masses(y[: count + 1]),
+        steps - 1,
+        spacing,
+        length * spacing,
+    )
+    p_infinity += _remove_from_bottom(p_law, wrap + rounding)
+    first, p_kept, above = _trim_up(p_law, _TRIM)
+    p_infinity = min(p_infinity + above, 1.0)
+    del p_law
+
+    # Q-law: t coordinates, those above the grid put at 0 (smaller S is the safe side).
+    y_hat[:] += y_over  # a mass at index 0 adds a constant to every coefficient
+    q_law = scipy_fft.irfft(y_hat**steps, length, workers=2)
+    del y_hat
+    np.maximum(q_law, 0.0, out=q_law)
+    _remove_from_top(q_law, rounding)
+    q_first, q_kept = _trim_down(q_law, _TRIM)
+    return _Laws(spacing, first, p_kept, p_infinity, q_first, q_kept)
+
+
+def _circle_extent(mu: float, steps: int, coordinate_top: float) -> float:
+    """A length (in units of Y) beyond which S_c has P-mass ≤ _WRAP_TAIL, planned coarsely.
+
+    Only a plan: the bound that is carried is recomputed on the grid used.
+    """
+    count = 16384
+    coarse = coordinate_top / count
+    half = 0.5 * mu * mu
+    log_edges = np.log(np.arange(1, count + 1) * coarse)
+    y_cells, _ = _cell_masses(log_edges, -half, mu)
+    x_cells, _ = _cell_masses(log_edges, half, mu)
+    y = np.concatenate([[0.0], y_cells[:count]])
+    x = np.concatenate([[0.0], x_cells[:count]])
+    extent = coordinate_top + 2.0 * steps
+    while _wrap_bound(x, y, steps - 1, coarse, extent, block=1) > _WRAP_TAIL:
+        extent *= 1.1
+    return extent
+
+
+@lru_cache(maxsize=16)
+def _cached_laws(mu: float, steps: int, spacing: float) -> _Laws:
+    return _laws(mu, steps, spacing)
+
+
+def _pairs(laws: _Laws, steps: int) -> tuple[BracketedLoss, BracketedLoss]:
+    h = laws.spacing
+    log_t = math.log(steps)
+    # P-law atoms: S_c = (p_offset + j)·h, all positive (every coordinate is ≥ h)
+    s_p = (laws.p_offset + np.arange(laws.p_masses.size)) * h
+    loss_p = np.log(s_p) - log_t  # ℓ⁺ = log(S_c/t)
+    p = laws.p_masses
+    keep_p = p > 0
+    loss_p, p, s_p = loss_p[keep_p], p[keep_p], s_p[keep_p]
+    remove_upper = AtomicLoss(loss_p, p, p * (steps / s_p), laws.p_infinity)
+    add_lower = AtomicLoss((-loss_p)[::-1], (p * (steps / s_p))[::-1], p[::-1], 0.0)
+
+    # Q-law atoms: S_c − t·h; at or below 0 the lower loss is −∞
+    s_q = (laws.q_offset + np.arange(laws.q_masses.size)) * h - steps * h
+    q = laws.q_masses
+    positive = (s_q > 0) & (q > 0)
+    at_zero = float(q[s_q <= 0].sum()) + max(1.0 - float(q.sum()), 0.0)
+    s_q, q = s_q[positive], q[positive]
+    loss_q = np.log(s_q) - log_t  # ℓ⁻ = log((S_c − th)/t)
+    remove_lower = AtomicLoss(loss_q, q * (s_q / steps), q, 0.0)
+    add_upper = AtomicLoss((-loss_q)[::-1], q[::-1], (q * (s_q / steps))[::-1], min(at_zero, 1.0))
+    return (
+        BracketedLoss(upper=remove_upper, lower=remove_lower),
+        BracketedLoss(upper=add_upper, lower=add_lower),
+    )
+
+
+def gaussian_allocation_losses(
+    mu: float, steps: int, spacing: float | None = None
+) -> tuple[BracketedLoss, BracketedLoss]:
+    """The bracketed (remove, add) losses of one epoch of balls-in-bins with a Gaussian.
+
+    Parameters
+    ----------
+    mu : float
+        Δ/σ of the Gaussian mechanism run at every step (finite, > 0).
+    steps : int
+        t ≥ 2, the steps of the epoch (each record in exactly one).
+    spacing : float, optional
+        The grid spacing h of the coordinates, about the gap per epoch
+        between the upper and the lower loss (default :data:`DEFAULT_SPACING`);
+        coarsened where the FFT would exceed :data:`MAX_POINTS`.
+
+    Returns
+    -------
+    (BracketedLoss, BracketedLoss)
+        Remove and add; ``upper`` dominates the epoch, ``lower`` is dominated
+        by it (see the module docstring).
+    """
+    spacing = DEFAULT_SPACING if spacing is None else float(spacing)
+    laws = _cached_laws(float(mu), int(steps), spacing)
+    return _pairs(laws, int(steps))
+
+
+def random_allocation_losses(
+    mechanism, neighbouring, spacing: float | None = None
+) -> tuple[BracketedLoss, BracketedLoss]:
+    """The (remove, add) losses of a :class:`~gaussdp.mechanisms.RandomAllocation` epoch.
+
+    Balls-in-bins (``selected = 1``) of a Gaussian mechanism under add/remove
+    neighbouring (:func:`gaussian_allocation_losses`); anything else is refused
+    in one line (``selected = steps`` never gets here: it is a plain
+    repetition, :meth:`RandomAllocation.expand`).
+    """
+    if neighbouring is not m.Neighbouring.ADD_REMOVE:
+        raise InvalidParameterError(
+            "RandomAllocation is accounted under add/remove neighbouring only "
+            f"(got neighbouring={neighbouring.value}); use Neighbouring.ADD_REMOVE"
+        )
+    if mechanism.selected != 1:
+        raise InvalidParameterError(
+            f"selected must be 1 (balls-in-bins) or equal to steps ({mechanism.steps}) for "
+            f"RandomAllocation, got {mechanism.selected}: k-out-of-t allocation with "
+            "1 < k < t is not accounted yet"
+        )
+    inner = mechanism.mechanism
+    if not isinstance(inner, m.Gaussian):
+        raise InvalidParameterError(
+            "mechanism of a RandomAllocation must be a Gaussian mechanism, got "
+            f"{type(inner).__name__}: only the Gaussian's allocated pair is accounted"
+        )
+    return gaussian_allocation_losses(inner.sensitivity / inner.sigma, mechanism.steps, spacing)
