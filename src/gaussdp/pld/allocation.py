@@ -90,7 +90,11 @@ __all__ = ["MAX_POINTS", "gaussian_allocation_losses"]
 #: The largest FFT length (points of the grid of S).
 MAX_POINTS = 2**23
 #: The grid spacing when no accuracy is given.
-DEFAULT_SPACING = 1e-4
+DEFAULT_SPACING = 2e-3
+#: Share of a use's accuracy budget spent on this construction (the rest: the engine's grid).
+_ACCURACY_SHARE = 0.5
+#: Never coarser than this grid spacing.
+_COARSEST_SPACING = 0.05
 #: The P-mass, per epoch, beyond the top of the coordinate grid (counted at loss +∞).
 COORDINATE_TAIL = 1e-13
 #: The P-mass that may wrap around the FFT circle (planned; the bound carried is certified).
@@ -103,14 +107,23 @@ _BLOCK = 256
 
 @dataclass(frozen=True)
 class _Laws:
-    """The laws of S_c = Σ⌈Yᵢ/h⌉h on the grid (offset + j)·h, after the safe moves."""
+    """The circular laws of S_c = Σ⌈Yᵢ/h⌉h on k·h, k = 0 … N − 1, and what they leave out.
+
+    Only outcomes with every coordinate at most Y_max are in the laws
+    (sub-probabilities); ``p_over`` and ``q_over`` are the P- and Q-mass of the
+    others. ``wrap_p`` and ``wrap_q`` bound the P- and Q-mass of S_c ≥ N·h
+    (Chernoff), which the circle has folded onto k·h − N·h; ``rounding``
+    bounds the transforms' absolute error (ℓ¹, either law).
+    """
 
     spacing: float
-    p_offset: int
-    p_masses: np.ndarray  # P-law (sub-probability; the rest is at S = +∞)
-    p_infinity: float
-    q_offset: int
-    q_masses: np.ndarray  # Q-law (the rest is at S = 0)
+    p: np.ndarray
+    q: np.ndarray
+    p_over: float
+    q_over: float
+    wrap_p: float
+    wrap_q: float
+    rounding: float
 
 
 def _cell_masses(log_edges: np.ndarray, mean: float, scale: float) -> tuple[np.ndarray, float]:
@@ -249,7 +262,7 @@ def _remove_from_top(masses: np.ndarray, amount: float) -> float:
 
 
 def _laws(mu: float, steps: int, spacing: float) -> _Laws:
-    """The P- and Q-laws of S_c for one epoch (``spacing`` may be coarsened to fit the cap)."""
+    """The P- and Q-laws of S_c for one epoch (``spacing`` coarsened to fit the cap)."""
     half = 0.5 * mu * mu
     # Top of the coordinate grid: P(X > Y_max) + (t − 1)·Q(Y > Y_max) ≤ COORDINATE_TAIL.
     share = COORDINATE_TAIL / 2.0
@@ -258,51 +271,51 @@ def _laws(mu: float, steps: int, spacing: float) -> _Laws:
         -half + mu * float(normal_quantile_of_complement(share / max(steps - 1, 1))),
     )
     coordinate_top = math.exp(log_top)
-    # The FFT circle must hold the bulk of S as well: choose its length on a coarse grid.
-    length_in_units = _circle_extent(mu, steps, coordinate_top)
-    points = math.ceil(length_in_units / spacing) + 1
-    if points > MAX_POINTS:
-        spacing = length_in_units / (MAX_POINTS - 1)
+    extent = _circle_extent(mu, steps, coordinate_top)  # the circle holds the bulk of S too
+    if math.ceil(extent / spacing) + 1 > MAX_POINTS:
+        spacing = extent / (MAX_POINTS - 1)
     count = math.ceil(coordinate_top / spacing)  # coordinate grid h, 2h, …, count·h
-    length = scipy_fft.next_fast_len(max(math.ceil(length_in_units / spacing) + 1, count + 2), True)
+    length = scipy_fft.next_fast_len(max(math.ceil(extent / spacing) + 1, count + 2), True)
     log_edges = np.log(np.arange(1, count + 1) * spacing)
-    # cells: (0, h] → h (index 1), (jh, (j+1)h] → (j+1)h, above count·h → "over"
+    # cells (0, h] → h (index 1), (jh, (j+1)h] → (j+1)h; above count·h: "over"
     y_cells, y_over = _cell_masses(log_edges, -half, mu)
     x_cells, x_over = _cell_masses(log_edges, half, mu)
     y = np.zeros(length)
     x = np.zeros(length)
     y[1 : count + 1] = y_cells[:count]
     x[1 : count + 1] = x_cells[:count]
-    rounding = rounding_allowance(length, steps)
-
-    # P-law: X + (t − 1) Y, coordinates above the grid at S = +∞.
-    y_hat = scipy_fft.rfft(y, workers=2)
-    x_hat = scipy_fft.rfft(x, workers=2)
-    p_law = scipy_fft.irfft(x_hat * y_hat ** (steps - 1), length, workers=2)
-    del x_hat
-    np.maximum(p_law, 0.0, out=p_law)
-    log_kept = math.log1p(-x_over) + (steps - 1) * math.log1p(-y_over)
-    p_infinity = -math.expm1(log_kept)
-    wrap = _wrap_bound(
+    wrap_p = _wrap_bound(
         _block_masses(x[: count + 1]),
         _block_masses(y[: count + 1]),
         steps - 1,
         spacing,
         length * spacing,
     )
-    p_infinity += _remove_from_bottom(p_law, wrap + rounding)
-    first, p_kept, above = _trim_up(p_law, _TRIM)
-    p_infinity = min(p_infinity + above, 1.0)
-    del p_law
-
-    # Q-law: t coordinates, those above the grid put at 0 (smaller S is the safe side).
-    y_hat[:] += y_over  # a mass at index 0 adds a constant to every coefficient
-    q_law = scipy_fft.irfft(y_hat**steps, length, workers=2)
+    wrap_q = _wrap_bound(
+        _block_masses(y[: count + 1]),
+        _block_masses(y[: count + 1]),
+        steps - 1,
+        spacing,
+        length * spacing,
+    )
+    y_hat = scipy_fft.rfft(y, workers=2)
+    del y
+    x_hat = scipy_fft.rfft(x, workers=2)
+    del x
+    power = y_hat ** (steps - 1)
+    p_law = scipy_fft.irfft(x_hat * power, length, workers=2)
+    del x_hat
+    power *= y_hat
     del y_hat
+    q_law = scipy_fft.irfft(power, length, workers=2)
+    del power
+    np.maximum(p_law, 0.0, out=p_law)
     np.maximum(q_law, 0.0, out=q_law)
-    _remove_from_top(q_law, rounding)
-    q_first, q_kept = _trim_down(q_law, _TRIM)
-    return _Laws(spacing, first, p_kept, p_infinity, q_first, q_kept)
+    p_over = -math.expm1(math.log1p(-x_over) + (steps - 1) * math.log1p(-y_over))
+    q_over = -math.expm1(steps * math.log1p(-y_over))
+    return _Laws(
+        spacing, p_law, q_law, p_over, q_over, wrap_p, wrap_q, rounding_allowance(length, steps)
+    )
 
 
 def _circle_extent(mu: float, steps: int, coordinate_top: float) -> float:
@@ -324,40 +337,132 @@ def _circle_extent(mu: float, steps: int, coordinate_top: float) -> float:
     return extent
 
 
-@lru_cache(maxsize=16)
-def _cached_laws(mu: float, steps: int, spacing: float) -> _Laws:
-    return _laws(mu, steps, spacing)
+def _lower_pairs(laws: _Laws) -> tuple[AtomicLoss, AtomicLoss]:
+    """(remove, add) lower pairs: the exact laws of the statistic S_c mod N·h, merged per value.
+
+    S_c mod N·h, restricted to outcomes with no coordinate above the grid,
+    is a function of the output: its laws under P and Q (what the circular
+    convolution computes) are a post-processing of the true pair, restricted
+    to an event, so their hockey-stick divergences are at most the true
+    ones (in both directions). Values whose masses are not clearly above the
+    transforms' rounding noise are left out, which only lowers them further.
+    """
+    p, q = laws.p, laws.q
+    noise = 1e-12 * max(float(p.max()), float(q.max()))
+    keep = (p > noise) & (q > noise)
+    p, q = p[keep], q[keep]
+    losses = np.log(p) - np.log(q)
+    remove = AtomicLoss.from_atoms(losses, p, q)
+    add = AtomicLoss(-remove.losses[::-1], remove.q_masses[::-1], remove.p_masses[::-1])
+    return remove, add
+
+
+def _upper_pairs(laws: _Laws, steps: int) -> tuple[AtomicLoss, AtomicLoss]:
+    """(remove, add) upper pairs: each value of S_c split between the ends of its loss range.
+
+    On {S_c = kh} the sum S lies in ((k − t)h, kh], so the remove loss
+    L = log(S/t) lies in [a_k, b_k] = [log((k − t)h/t), log(kh/t)] (a_k = −∞
+    for k ≤ t). Splitting the outcomes of a cell into two, at a_k and b_k,
+    with the cell's P- and Q-masses kept (connect-the-dots, Doroshenko et
+    al. 2022) is a pair that dominates the cell's own; the add direction is
+    the same with the roles of P and Q swapped and losses [−b_k, −a_k]. Both
+    ends are grid values log(jh/t), so the atoms of cell k land on indices k
+    and k − t. What the laws leave out is put at +∞ (see :func:`_allowances`).
+    """
+    h = laws.spacing
+    p, q = laws.p, laws.q
+    n = p.size
+    k = np.arange(n, dtype=float)
+    shifted = k > steps  # cells with a finite lower end
+    # remove: P_b = (p − e^{a}q)/(1 − e^{a−b}), with e^a = (k − t)h/t, 1 − e^{a−b} = t/k
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_top = np.where(shifted, (p - q * ((k - steps) * h / steps)) * (k / steps), p)
+    p_top = np.clip(p_top, 0.0, p)
+    remove = p_top.copy()
+    remove[1 : n - steps] += (p - p_top)[steps + 1 :]
+    # add (first Q, second P, losses in [−b, −a]): the first's mass at −a is
+    # F = (q − e^{−b}p)/(1 − e^{a−b}) with e^{−b} = t/(kh); for k ≤ t, −a = +∞
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q_high = (q - p * (steps / np.maximum(k, 1.0) / h)) * (k / steps)
+        q_high = np.where(shifted, q_high, q - p * (steps / np.maximum(k, 1.0) / h))
+    q_high = np.clip(q_high, 0.0, q)
+    add = q - q_high  # at −b_k (index k)
+    add[1 : n - steps] += q_high[steps + 1 :]  # at −a_k = −b_{k−t} (index k − t)
+    infinity_add = float(q_high[: steps + 1].sum())  # −a_k = +∞ for k ≤ t
+    remove[0] = 0.0  # S_c = 0 has no mass (every coordinate is at least h)
+    add[0] = 0.0
+    infinity_remove, add_extra = _allowances(laws, steps)
+
+    values = k * h
+    first, kept, above = _trim_up(remove, _TRIM)
+    s_values = values[first : first + kept.size]
+    positive = kept > 0
+    kept, s_values = kept[positive], s_values[positive]
+    remove_loss = AtomicLoss(
+        np.log(s_values / steps),
+        kept,
+        kept * (steps / s_values),
+        min(infinity_remove + above, 1.0),
+    )
+    # add losses −log(kh/t) increase as k decreases: trim from the top of k downwards
+    first, kept, above = _trim_up(add[::-1], _TRIM)
+    s_values = values[::-1][first : first + kept.size]
+    positive = (kept > 0) & (s_values > 0)
+    kept, s_values = kept[positive], s_values[positive]
+    add_loss = AtomicLoss(
+        -np.log(s_values / steps),
+        kept,
+        kept * (s_values / steps),
+        min(infinity_add + add_extra + above, 1.0),
+    )
+    return remove_loss, add_loss
+
+
+def _allowances(laws: _Laws, steps: int) -> tuple[float, float]:
+    """The masses the upper pairs put at +∞ for what the laws leave out or get wrong (remove, add).
+
+    With L_c = N·h the circle's length and R the rounding allowance:
+
+    * remove: outcomes with a coordinate above the grid (P-mass ``p_over``);
+      the folded outcomes' own divergence (≤ ``wrap_p``); their Q-mass, folded
+      onto a cell of loss at most log(L_c/t), lowers that cell's divergence
+      by at most its mass times L_c/t; rounding, R on P and R·L_c/t on Q.
+    * add: the outcomes above the grid (first-measure mass ``q_over``) and the
+      folded ones (≤ ``wrap_q``); the folded P-mass, now second-measure mass
+      of a cell k, lowers that cell's divergence by at most
+      min(q_k, mass·t/((k − t)h)), so by at most Q(S_c < s*) + mass·t/(s* − th)
+      for every s* > th (the best of a few is taken); rounding as above.
+    """
+    h = laws.spacing
+    rounding = laws.rounding
+    circle = laws.p.size * h
+    remove = laws.p_over + laws.wrap_p + rounding + (laws.wrap_q + rounding) * circle / steps
+    head = np.cumsum(laws.q)
+    folded = laws.wrap_p + rounding
+    best = 1.0
+    for fraction in (0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0):
+        threshold = fraction * steps
+        index = math.ceil(threshold / h)
+        if threshold <= steps * h or index >= head.size:
+            continue
+        below = float(head[index - 1]) + rounding
+        best = min(best, below + folded * steps / (threshold - steps * h))
+    add = laws.q_over + laws.wrap_q + rounding + best
+    return min(remove, 1.0), min(add, 1.0)
 
 
 def _pairs(laws: _Laws, steps: int) -> tuple[BracketedLoss, BracketedLoss]:
-    h = laws.spacing
-    log_t = math.log(steps)
-    # P-law atoms: S_c = (p_offset + j)·h, all positive (every coordinate is ≥ h)
-    s_p = (laws.p_offset + np.arange(laws.p_masses.size)) * h
-    loss_p = np.log(s_p) - log_t  # ℓ⁺ = log(S_c/t)
-    p = laws.p_masses
-    keep_p = p > 0
-    loss_p, p, s_p = loss_p[keep_p], p[keep_p], s_p[keep_p]
-    remove_upper = AtomicLoss(loss_p, p, p * (steps / s_p), laws.p_infinity)
-    add_lower = AtomicLoss((-loss_p)[::-1], (p * (steps / s_p))[::-1], p[::-1], 0.0)
-
-    # Q-law atoms: S_c − t·h; at or below 0 the lower loss is −∞
-    s_q = (laws.q_offset + np.arange(laws.q_masses.size)) * h - steps * h
-    q = laws.q_masses
-    positive = (s_q > 0) & (q > 0)
-    at_zero = float(q[s_q <= 0].sum()) + max(1.0 - float(q.sum()), 0.0)
-    s_q, q = s_q[positive], q[positive]
-    loss_q = np.log(s_q) - log_t  # ℓ⁻ = log((S_c − th)/t)
-    remove_lower = AtomicLoss(loss_q, q * (s_q / steps), q, 0.0)
-    add_upper = AtomicLoss((-loss_q)[::-1], q[::-1], (q * (s_q / steps))[::-1], min(at_zero, 1.0))
+    remove_upper, add_upper = _upper_pairs(laws, steps)
+    remove_lower, add_lower = _lower_pairs(laws)
     return (
         BracketedLoss(upper=remove_upper, lower=remove_lower),
         BracketedLoss(upper=add_upper, lower=add_lower),
     )
 
 
+@lru_cache(maxsize=4)
 def gaussian_allocation_losses(
-    mu: float, steps: int, spacing: float | None = None
+    mu: float, steps: int, spacing: float = DEFAULT_SPACING
 ) -> tuple[BracketedLoss, BracketedLoss]:
     """The bracketed (remove, add) losses of one epoch of balls-in-bins with a Gaussian.
 
@@ -367,24 +472,42 @@ def gaussian_allocation_losses(
         Δ/σ of the Gaussian mechanism run at every step (finite, > 0).
     steps : int
         t ≥ 2, the steps of the epoch (each record in exactly one).
-    spacing : float, optional
-        The grid spacing h of the coordinates, about the gap per epoch
-        between the upper and the lower loss (default :data:`DEFAULT_SPACING`);
-        coarsened where the FFT would exceed :data:`MAX_POINTS`.
+    spacing : float
+        The grid spacing h of the coordinates; the gap between the bounds of
+        one epoch shrinks like h² (default :data:`DEFAULT_SPACING`); coarsened
+        where the FFT would exceed :data:`MAX_POINTS`.
 
     Returns
     -------
     (BracketedLoss, BracketedLoss)
         Remove and add; ``upper`` dominates the epoch, ``lower`` is dominated
-        by it (see the module docstring).
+        by it (see the module docstring). Kept for the last few arguments.
+
+    Examples
+    --------
+    >>> remove, add = gaussian_allocation_losses(1.0, 10, 0.01)
+    >>> bool(remove.upper.sf(0.5)[0] >= remove.lower.sf(0.5)[0])
+    True
     """
-    spacing = DEFAULT_SPACING if spacing is None else float(spacing)
-    laws = _cached_laws(float(mu), int(steps), spacing)
+    laws = _laws(float(mu), int(steps), float(spacing))
     return _pairs(laws, int(steps))
 
 
+def spacing_for(loss_accuracy: float | None) -> float:
+    """The grid spacing h for a gap budget per epoch (None: :data:`DEFAULT_SPACING`).
+
+    The epoch's upper and lower pairs differ by the connect-the-dots error
+    of cells about h wide in loss, which moved ε by about 0.9·h² per epoch on
+    σ = 1, t = 100 (measured against h = 1e-3 and 3e-3, 1e-2); h is chosen
+    so that h² is :data:`_ACCURACY_SHARE` of the budget.
+    """
+    if loss_accuracy is None:
+        return DEFAULT_SPACING
+    return min(math.sqrt(_ACCURACY_SHARE * loss_accuracy), _COARSEST_SPACING)
+
+
 def random_allocation_losses(
-    mechanism, neighbouring, spacing: float | None = None
+    mechanism, neighbouring, loss_accuracy: float | None = None
 ) -> tuple[BracketedLoss, BracketedLoss]:
     """The (remove, add) losses of a :class:`~gaussdp.mechanisms.RandomAllocation` epoch.
 
@@ -410,4 +533,6 @@ def random_allocation_losses(
             "mechanism of a RandomAllocation must be a Gaussian mechanism, got "
             f"{type(inner).__name__}: only the Gaussian's allocated pair is accounted"
         )
-    return gaussian_allocation_losses(inner.sensitivity / inner.sigma, mechanism.steps, spacing)
+    return gaussian_allocation_losses(
+        inner.sensitivity / inner.sigma, mechanism.steps, spacing_for(loss_accuracy)
+    )
