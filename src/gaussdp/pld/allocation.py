@@ -93,6 +93,8 @@ MAX_POINTS = 2**23
 DEFAULT_SPACING = 2e-3
 #: Share of a use's accuracy budget spent on this construction (the rest: the engine's grid).
 _ACCURACY_SHARE = 0.5
+#: Q-mass allowed on S ≤ t·h, whose add loss the upper pair puts at +∞.
+_LOW_TAIL = 1e-13
 #: Never coarser than this grid spacing.
 _COARSEST_SPACING = 0.05
 #: The P-mass, per epoch, beyond the top of the coordinate grid (counted at loss +∞).
@@ -101,8 +103,10 @@ COORDINATE_TAIL = 1e-13
 _WRAP_TAIL = 1e-13
 #: Atoms are merged at each end of the laws up to this much mass.
 _TRIM = 1e-24
-#: Blocks of the coordinate grid over which the Chernoff bound's MGF is bounded.
+#: Blocks of the coordinate grid over which the Chernoff bound's MGF is bounded:
+#: at most this many points, and at most _BLOCK_WIDTH wide (Y is about 1).
 _BLOCK = 256
+_BLOCK_WIDTH = 0.05
 
 
 @dataclass(frozen=True)
@@ -271,33 +275,30 @@ def _laws(mu: float, steps: int, spacing: float) -> _Laws:
         -half + mu * float(normal_quantile_of_complement(share / max(steps - 1, 1))),
     )
     coordinate_top = math.exp(log_top)
-    extent = _circle_extent(mu, steps, coordinate_top)  # the circle holds the bulk of S too
+    extent = _circle_extent(mu, steps, coordinate_top, spacing)  # the bulk of S as well
     if math.ceil(extent / spacing) + 1 > MAX_POINTS:
         spacing = extent / (MAX_POINTS - 1)
     count = math.ceil(coordinate_top / spacing)  # coordinate grid h, 2h, …, count·h
-    length = scipy_fft.next_fast_len(max(math.ceil(extent / spacing) + 1, count + 2), True)
     log_edges = np.log(np.arange(1, count + 1) * spacing)
     # cells (0, h] → h (index 1), (jh, (j+1)h] → (j+1)h; above count·h: "over"
     y_cells, y_over = _cell_masses(log_edges, -half, mu)
     x_cells, x_over = _cell_masses(log_edges, half, mu)
+    block = max(1, min(_BLOCK, int(_BLOCK_WIDTH / spacing)))
+    y_blocks = _block_masses(np.concatenate([[0.0], y_cells[:count]]), block)
+    x_blocks = _block_masses(np.concatenate([[0.0], x_cells[:count]]), block)
+    while True:
+        length = scipy_fft.next_fast_len(max(math.ceil(extent / spacing) + 1, count + 2), True)
+        circle = length * spacing
+        wrap_p = _wrap_bound(x_blocks, y_blocks, steps - 1, spacing, circle, block)
+        wrap_q = _wrap_bound(y_blocks, y_blocks, steps - 1, spacing, circle, block)
+        if max(wrap_p, wrap_q) <= 100.0 * _WRAP_TAIL or length >= MAX_POINTS:
+            break
+        extent *= 1.5
     y = np.zeros(length)
     x = np.zeros(length)
     y[1 : count + 1] = y_cells[:count]
     x[1 : count + 1] = x_cells[:count]
-    wrap_p = _wrap_bound(
-        _block_masses(x[: count + 1]),
-        _block_masses(y[: count + 1]),
-        steps - 1,
-        spacing,
-        length * spacing,
-    )
-    wrap_q = _wrap_bound(
-        _block_masses(y[: count + 1]),
-        _block_masses(y[: count + 1]),
-        steps - 1,
-        spacing,
-        length * spacing,
-    )
+    del y_cells, x_cells
     y_hat = scipy_fft.rfft(y, workers=2)
     del y
     x_hat = scipy_fft.rfft(x, workers=2)
@@ -318,13 +319,14 @@ def _laws(mu: float, steps: int, spacing: float) -> _Laws:
     )
 
 
-def _circle_extent(mu: float, steps: int, coordinate_top: float) -> float:
+def _circle_extent(mu: float, steps: int, coordinate_top: float, spacing: float) -> float:
     """A length (in units of Y) beyond which S_c has P-mass ≤ _WRAP_TAIL, planned coarsely.
 
-    Only a plan: the bound that is carried is recomputed on the grid used.
+    Only a plan, on a grid no finer than ``spacing``: the bound that is
+    carried is recomputed on the grid used.
     """
-    count = 16384
-    coarse = coordinate_top / count
+    coarse = max(coordinate_top / 16384, spacing)
+    count = math.ceil(coordinate_top / coarse)
     half = 0.5 * mu * mu
     log_edges = np.log(np.arange(1, count + 1) * coarse)
     y_cells, _ = _cell_masses(log_edges, -half, mu)
@@ -440,13 +442,12 @@ def _allowances(laws: _Laws, steps: int) -> tuple[float, float]:
     head = np.cumsum(laws.q)
     folded = laws.wrap_p + rounding
     best = 1.0
-    for fraction in (0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0):
-        threshold = fraction * steps
-        index = math.ceil(threshold / h)
-        if threshold <= steps * h or index >= head.size:
-            continue
+    for margin in np.geomspace(1.0, max(head.size / 4.0, 2.0), 24):
+        index = steps + math.ceil(margin)  # s* = index·h > t·h
+        if index >= head.size:
+            break
         below = float(head[index - 1]) + rounding
-        best = min(best, below + folded * steps / (threshold - steps * h))
+        best = min(best, below + folded * steps / ((index - steps) * h))
     add = laws.q_over + laws.wrap_q + rounding + best
     return min(remove, 1.0), min(add, 1.0)
 
@@ -489,8 +490,18 @@ def gaussian_allocation_losses(
     >>> bool(remove.upper.sf(0.5)[0] >= remove.lower.sf(0.5)[0])
     True
     """
-    laws = _laws(float(mu), int(steps), float(spacing))
+    spacing = min(float(spacing), _finest_needed(float(mu), int(steps)))
+    laws = _laws(float(mu), int(steps), spacing)
     return _pairs(laws, int(steps))
+
+
+def _finest_needed(mu: float, steps: int) -> float:
+    """The coarsest h for which Q(S ≤ t·h) ≤ :data:`_LOW_TAIL` (cells k ≤ t have a = −∞).
+
+    S ≤ t·h needs every Yᵢ ≤ t·h, of Q-probability Φ((log(th) + μ²/2)/μ)^t.
+    """
+    z = float(special.ndtri(math.exp(math.log(_LOW_TAIL) / steps)))
+    return math.exp(mu * z - 0.5 * mu * mu) / steps
 
 
 def spacing_for(loss_accuracy: float | None) -> float:
