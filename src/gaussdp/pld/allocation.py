@@ -20,53 +20,50 @@ the record) S = X + Σ_{i≥2} Yᵢ with log X ~ N(μ²/2, μ²).
 The construction
 ----------------
 Every coordinate is rounded UP to the grid h·ℤ, cᵢ = ⌈Yᵢ/h⌉·h, and
-S_c = Σᵢ cᵢ, so that S_c − t·h ≤ S ≤ S_c on every outcome. The laws of S_c
-under P and under Q are exact convolutions of the per-coordinate laws,
-computed by one real FFT each (Q: the t-th power; P: the (t−1)-th times the
-shifted coordinate's). Write ℓ⁺ = log(S_c/t) ≥ L and ℓ⁻ = log((S_c − th)/t) ≤ L.
+S_c = Σᵢ cᵢ, so that S_c − t·h < S ≤ S_c on every outcome. The laws of S_c
+under P and under Q are exact convolutions of the per-coordinate laws (Q:
+the t-th power of the log-normal's cells; P: the (t−1)-th power times the
+shifted coordinate's), computed by one real FFT each on a circle of N
+points. Coordinates above the grid's top Y_max are left out of both (the
+laws are sub-probabilities).
 
 For measures (P', Q') (finite, not necessarily of mass one) let
 H_β(P'‖Q') = ∫(dP' − β dQ')₊ for β ≥ 0. A pair whose H_β is at least the
-true pair's for every β ≥ 0 gives upper bounds, and one whose H_β is at most
-it lower bounds; both properties survive composition (write the composed
-H_β as ∫ φ(e^{ℓ₁}) dQ₁ with φ convex, non-decreasing and φ(0) = 0, which is
-a non-negative mixture of u ↦ u and u ↦ (u − β)₊), so the engine's FFT
-composition of epochs and its own certified roundings keep them bounds.
-The four pairs, each with total masses at most one:
+true pair's for every β ≥ 0 gives upper bounds, one whose H_β is at most it
+lower bounds; both survive composition (the composed H_β is ∫ φ(e^{ℓ₁}) dQ₁
+with φ convex, non-decreasing and φ(0) = 0, a non-negative mixture of
+u ↦ u and u ↦ (u − β)₊), so the engine's FFT composition of the epochs and
+its own certified roundings keep them bounds.
 
-* remove, upper: the P-law of ℓ⁺, with Q' = e^{−ℓ}P'. H_β = E_P[(1 − βe^{−ℓ⁺})₊]
-  ≥ E_P[(1 − βe^{−L})₊], as the integrand increases with the loss; Q' has mass
-  E_P[e^{−ℓ⁺}] ≤ 1 (the rest of Q sits at loss −∞).
-* remove, lower: the Q-law of ℓ⁻, with P' = e^{ℓ}Q'. H_β = E_Q[(e^{ℓ⁻} − β)₊]
-  ≤ E_Q[(e^L − β)₊]; P' has mass E_Q[e^{ℓ⁻}] ≤ 1 (β = 0 included).
-* add, upper: first measure the Q-law of −ℓ⁻ (S_c ≤ th gives loss +∞),
-  second e^{−ℓ} times it. H_β = E_Q[(1 − βe^{ℓ⁻})₊] ≥ E_Q[(1 − βe^{L})₊].
-* add, lower: second measure the P-law of −ℓ⁺, first e^{ℓ} times it.
-  H_β = E_P[(e^{−ℓ⁺} − β)₊] ≤ E_P[(e^{−L} − β)₊].
-
-What the computation leaves out is moved in the safe direction of each law:
-the P-law is only ever used where a larger S is safe, the Q-law where a
-smaller one is. A coordinate above the grid's top Y_max counts as S = +∞ in
-the P-law (loss +∞ for the upper, dropped for the lower add pair) and as
-c = 0 in the Q-law. The FFT is circular: mass of the P-law beyond its length
-(bounded by a Chernoff bound on the capped coordinates) and the rounding
-allowance of the transforms (:func:`gaussdp.pld.composition.rounding_allowance`)
-are taken from the bottom of the P-law and put at S = +∞; the Q-law's
-wrapped mass already lands lower, and its rounding allowance is moved from
-its top to S = 0. Atoms with negligible mass at either end are merged the
-same ways. Each of these moves makes the P-law stochastically larger or the
-Q-law smaller, so each pair keeps its side.
+* **Lower** (:func:`_lower_pairs`): the statistic "S_c mod N·h, on the event
+  that no coordinate exceeds Y_max" is a function of the output, and its
+  laws under P and Q are exactly what the circular convolutions compute.
+  Merging outcomes is post-processing and dropping an event only lowers
+  H_β, so the pair of these laws is dominated by the true one, in both
+  directions, whatever the FFT's wrap-around.
+* **Upper** (:func:`_upper_pairs`): on {S_c = kh} the remove loss
+  L = log(S/t) lies in [log((k − t)h/t), log(kh/t)]. The two-point pair at
+  the ends of that range with the cell's P- and Q-mass (connect-the-dots,
+  Doroshenko et al. 2022) dominates every pair with losses in the range and
+  those masses, so the cell-by-cell split dominates the true pair; add is
+  the same with P and Q swapped. What the laws leave out or misplace is
+  put at loss +∞ (:func:`_allowances`): outcomes with a coordinate above
+  Y_max, outcomes with S_c ≥ N·h (bounded by a Chernoff bound on the
+  capped coordinates, with the damage their folded mass does to the cells
+  it lands in), and the transforms' rounding allowance
+  (:func:`gaussdp.pld.composition.rounding_allowance`, the engine's own
+  convention for FFT rounding).
 
 Accuracy
 --------
-On an outcome the loss moves by at most t·h/S_c ≈ h/Ȳ, so each epoch's
-upper and lower losses are about h apart where Ȳ ≈ 1 (h/2 on each side on
-average). The grid spacing h follows the accountant's accuracy (a gap
-budget spread over the epochs), but the FFT's length, about
-(Y_max + the bulk of S)/h, is capped (:data:`MAX_POINTS`); where the
-accuracy asks for more, h is as fine as the cap allows and the bounds stay
-certified, only further apart. Y_max grows like e^{μ²/2 + 7μ}, so small σ
-costs accuracy.
+Both pairs err only inside cells about h/Ȳ wide in loss (Ȳ = S/t), so the
+gap between them shrinks like h²: about c·h² per epoch in ε with
+c ≈ 0.14/s, s the spread of the epoch's loss (:func:`spacing_for`). The
+grid spacing follows the accountant's accuracy (its gap budget spread over
+the epochs); the FFT's length, about (Y_max + the bulk of S)/h with
+Y_max ≈ e^{μ²/2 + 7.3μ}, is capped (:data:`MAX_POINTS`), and where the
+accuracy asks for more, h is as fine as the cap allows: the bounds stay
+certified, only further apart (small σ).
 """
 
 from __future__ import annotations
@@ -226,43 +223,6 @@ def _trim_up(masses: np.ndarray, tail: float) -> tuple[int, np.ndarray, float]:
         kept[0] += head[first - 1]
     above = float(top[last + 1]) if last + 1 < masses.size else 0.0
     return first, kept, above
-
-
-def _trim_down(masses: np.ndarray, tail: float) -> tuple[int, np.ndarray]:
-    """Merge the top ``tail`` of mass into the last atom kept; drop the bottom ``tail`` (to S = 0).
-
-    Moves mass to smaller S only (for the Q-law).
-    """
-    head = np.cumsum(masses)
-    top = np.cumsum(masses[::-1])[::-1]
-    first = min(int(np.searchsorted(head, tail, side="right")), masses.size - 1)
-    last = max(masses.size - 1 - int(np.searchsorted(top[::-1], tail, side="right")), first)
-    kept = masses[first : last + 1].copy()
-    if last + 1 < masses.size:
-        kept[-1] += top[last + 1]
-    return first, kept
-
-
-def _remove_from_bottom(masses: np.ndarray, amount: float) -> float:
-    """Take ``amount`` of mass from the lowest atoms (in place); return the mass taken.
-
-    Less than ``amount`` only when that is all there is (then every atom is emptied).
-    """
-    if amount <= 0.0:
-        return 0.0
-    head = np.cumsum(masses)
-    if head[-1] <= amount:
-        masses[:] = 0.0
-        return float(head[-1])
-    first = int(np.searchsorted(head, amount, side="left"))  # head[first] ≥ amount
-    masses[first] = head[first] - amount
-    masses[:first] = 0.0
-    return amount
-
-
-def _remove_from_top(masses: np.ndarray, amount: float) -> float:
-    """Take ``amount`` of mass from the highest atoms (in place); return the mass taken."""
-    return _remove_from_bottom(masses[::-1], amount)
 
 
 def _coordinate_top(mu: float, steps: int) -> float:
