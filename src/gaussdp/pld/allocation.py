@@ -80,6 +80,7 @@ from gaussdp import mechanisms as m
 from gaussdp._numerics import normal_quantile_of_complement
 from gaussdp._validation import InvalidParameterError
 from gaussdp.pld.composition import rounding_allowance
+from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, discretise
 from gaussdp.pld.losses import AtomicLoss, BracketedLoss
 
 __all__ = ["MAX_POINTS", "gaussian_allocation_losses"]
@@ -98,6 +99,8 @@ _COARSEST_SPACING = 0.05
 COORDINATE_TAIL = 1e-13
 #: The P-mass that may wrap around the FFT circle (planned; the bound carried is certified).
 _WRAP_TAIL = 1e-13
+#: The loss grid the pairs are handed to the engine on (at most; finer for fine h).
+_FINE_GRID = 1e-5
 #: Atoms are merged at each end of the laws up to this much mass.
 _TRIM = 1e-24
 
@@ -417,12 +420,41 @@ def _allowances(laws: _Laws, steps: int) -> tuple[float, float]:
     return min(remove, 1.0), min(add, 1.0)
 
 
+def _on_fine_grid(loss: AtomicLoss, kind: str, width: float) -> AtomicLoss:
+    """A pair with one atom per cell of a fine loss grid, on the same side of ``loss``.
+
+    The cells of S_c are millions of atoms, far finer in loss than any grid
+    the engine uses. ``"pessimistic"``: connect-the-dots onto the grid of
+    spacing ``width`` (:func:`gaussdp.pld.grid.discretise`), which dominates
+    ``loss``; ``"optimistic"``: binning, each bin one atom with the bin's P-
+    and Q-mass (a post-processing, dominated by ``loss``). Both err by about
+    ``width``² in the divergences, far below the engine's own grid.
+    """
+    grid = discretise(loss, width, kind, _TRIM)
+    p = grid.p_masses
+    q = grid.q_masses()
+    keep = p > 0
+    if kind == OPTIMISTIC:
+        keep &= q > 0
+        with np.errstate(divide="ignore"):
+            losses = np.log(p[keep]) - np.log(q[keep])
+        return _Atoms.from_atoms(losses, p[keep], q[keep], grid.infinity_mass)
+    return _Atoms(grid.losses[keep], p[keep], q[keep], grid.infinity_mass)
+
+
 def _pairs(laws: _Laws, steps: int) -> tuple[BracketedLoss, BracketedLoss]:
     remove_upper, add_upper = _upper_pairs(laws, steps)
     remove_lower, add_lower = _lower_pairs(laws)
+    width = min(_FINE_GRID, laws.spacing / 10.0)
     return (
-        BracketedLoss(upper=remove_upper, lower=remove_lower),
-        BracketedLoss(upper=add_upper, lower=add_lower),
+        BracketedLoss(
+            upper=_on_fine_grid(remove_upper, PESSIMISTIC, width),
+            lower=_on_fine_grid(remove_lower, OPTIMISTIC, width),
+        ),
+        BracketedLoss(
+            upper=_on_fine_grid(add_upper, PESSIMISTIC, width),
+            lower=_on_fine_grid(add_lower, OPTIMISTIC, width),
+        ),
     )
 
 
