@@ -1,10 +1,11 @@
 """Random allocation (balls-in-bins): certified bounds against exact values and a peer.
 
 References: an mpmath integral of the exact pair for t = 2 (the inner
-coordinate in closed form, Black–Scholes style), the plain Gaussian for t = 1
-and k = t, and pld-accounting (Feldman & Shenfeld's own accountant, a test
-extra). The test against Poisson subsampling fails if the accountant
-accounted balls-in-bins as Poisson sampling with q = 1/t.
+coordinate in closed form, Black–Scholes style), a scipy quadrature for
+t = 3, the plain Gaussian for t = 1 and k = t, and pld-accounting (Feldman
+& Shenfeld's own accountant, a test extra). The test against Poisson
+subsampling fails if the accountant accounted balls-in-bins as Poisson
+sampling with q = 1/t.
 """
 
 import math
@@ -73,6 +74,49 @@ def test_two_steps_sandwich_the_exact_delta(two_steps, epsilon):
     exact = _exact_two_steps(0.5, epsilon)
     assert lower <= exact <= upper
     assert upper - lower <= 1e-3 * exact
+
+
+def _three_steps(mu: float, epsilon: float) -> float:
+    """The same for t = 3: the third coordinate in closed form, two by scipy's dblquad."""
+    from scipy import integrate, special
+
+    a = math.exp(epsilon)
+
+    def y(x):
+        return math.exp(mu * x - mu * mu / 2)
+
+    def density(x):
+        return math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+
+    def call(strike):
+        if strike <= 0:
+            return 1 - strike
+        d1 = (-math.log(strike) + mu * mu / 2) / mu
+        return special.ndtr(d1) - strike * special.ndtr(d1 - mu)
+
+    def put(strike):
+        if strike <= 0:
+            return 0.0
+        d1 = (-math.log(strike) + mu * mu / 2) / mu
+        return strike * special.ndtr(mu - d1) - special.ndtr(-d1)
+
+    def remove(x2, x1):
+        return density(x1) * density(x2) * call(3 * a - y(x1) - y(x2)) / 3
+
+    def add(x2, x1):
+        return density(x1) * density(x2) * a / 3 * put(3 / a - y(x1) - y(x2))
+
+    def integrate_(f):
+        return integrate.dblquad(f, -12, 12, -12, 12, epsabs=1e-13, epsrel=1e-10)[0]
+
+    return max(integrate_(remove), integrate_(add))
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 0.3])
+def test_three_steps_sandwich_a_quadrature(epsilon):
+    accounting = account(RandomAllocation(Gaussian(2.0), 3), accuracy=ACCURACY)
+    lower, upper = accounting.delta_bounds(epsilon)
+    assert lower <= _three_steps(0.5, epsilon) <= upper
 
 
 def test_sensitivity_scales_like_the_noise(two_steps):
