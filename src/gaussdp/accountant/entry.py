@@ -36,16 +36,17 @@ from gaussdp.pld.losses import PrivacyLoss
 
 
 def dominating_losses(
-    leaf: m.Mechanism, neighbouring: m.Neighbouring
+    leaf: m.Mechanism, neighbouring: m.Neighbouring, loss_accuracy: float | None = None
 ) -> tuple[PrivacyLoss, PrivacyLoss]:
     """The (remove, add) privacy losses of one leaf, its parts accounted here.
 
     :func:`gaussdp.pld.dominating_pairs.dominating_losses`, given this
     accountant for the parts of Group and Parallel leaves (their pessimistic
     trade-off curves, :meth:`Accounting.tradeoff`): the accounting is passed
-    down to the engine rather than imported by it.
+    down to the engine rather than imported by it. ``loss_accuracy``: the gap
+    one use of a leaf computed between two pairs (random allocation) may add.
     """
-    return pair_losses(leaf, neighbouring, tradeoff_of=_tradeoff_of)
+    return pair_losses(leaf, neighbouring, tradeoff_of=_tradeoff_of, loss_accuracy=loss_accuracy)
 
 
 def _tradeoff_of(mechanism: m.Mechanism, neighbouring: m.Neighbouring):
@@ -194,7 +195,10 @@ def account(
             check_real("delta_floor", delta_floor, low=0.0, high=1.0, low_open=True)
         )
     leaves = _merge_gaussians(leaves)
-    losses = {leaf: dominating_losses(leaf, neighbouring) for leaf in leaves}
+    losses = {
+        leaf: dominating_losses(leaf, neighbouring, accuracy / count)
+        for leaf, count in leaves.items()
+    }
     spacing = grid_spacing or grids.choose_grid_spacing(losses, leaves, accuracy, epsilon_scale)
     lower_spacing = (
         grid_spacing

@@ -33,7 +33,28 @@ class RandomAllocation(Mechanism):
     Each record takes part in exactly ``k = selected`` of the ``t = steps``
     steps, chosen uniformly at random and independently of the other records;
     every step runs ``mechanism`` on the records allocated to it. Epochs
-    compose: ``Repeated(RandomAllocation(M, t), epochs)``.
+    compose: ``Repeated(RandomAllocation(M, t), epochs)``. Balls-in-bins
+    (k = 1) is the sampler of Chua et al. ("Balls-and-Bins Sampling for
+    DP-SGD", arXiv 2412.16802): every record in one batch per epoch, batches
+    of random size.
+
+    Dominating pair (add/remove neighbouring, k = 1, a Gaussian mechanism
+    with μ = Δ/σ; Feldman & Shenfeld, "Privacy amplification by random
+    allocation", arXiv 2502.08202, and the PLD accounting of arXiv
+    2602.17284)::
+
+        remove:  P = (1/t) Σᵢ N(μeᵢ, I_t)   vs   Q = N(0, I_t)
+        add:     (Q, P)
+
+    With Yᵢ = exp(μxᵢ − μ²/2) the privacy loss is L = log((1/t) Σᵢ Yᵢ),
+    so dP = e^L dQ and the law of L under Q determines every divergence;
+    under Q the Yᵢ are i.i.d. log-normal, log Yᵢ ~ N(−μ²/2, μ²). No closed
+    form is known: the accountant brackets the pair between two discrete
+    ones, one dominating it and one dominated by it
+    (:mod:`gaussdp.pld.allocation`), so its bounds stay certified. With
+    k = t every record is in every step and the description is exactly
+    ``Repeated(mechanism, t)`` (:meth:`expand`); 1 < k < t, other inner
+    mechanisms and replace-one neighbouring are refused by the accountant.
 
     Parameters
     ----------
@@ -46,9 +67,11 @@ class RandomAllocation(Mechanism):
 
     Examples
     --------
-    >>> from gaussdp import Gaussian
+    >>> from gaussdp.mechanisms import Gaussian, RandomAllocation
     >>> print(RandomAllocation(Gaussian(1.0), steps=100))
     RandomAllocation(t=100, k=1, Gaussian(σ=1))
+    >>> print(RandomAllocation(Gaussian(1.0), steps=3, selected=3).expand())
+    3 × Gaussian(σ=1)
     """
 
     mechanism: Mechanism
@@ -73,6 +96,12 @@ class RandomAllocation(Mechanism):
 
     def _short(self) -> str:
         return f"RandomAllocation(t={self.steps}, k={self.selected}, {self.mechanism._short()})"
+
+    def expand(self) -> Mechanism | None:
+        """With k = t every record is in every step: exactly ``Repeated(mechanism, t)``."""
+        if self.selected == self.steps:
+            return Repeated(self.mechanism, self.steps)
+        return None
 
     def _children(self) -> tuple[Mechanism, ...]:
         return (self.mechanism,)

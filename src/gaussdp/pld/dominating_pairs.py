@@ -39,7 +39,7 @@ from scipy import special
 
 from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError
-from gaussdp.pld import guarantees, mixture, shuffling, truncated
+from gaussdp.pld import allocation, guarantees, mixture, shuffling, truncated
 from gaussdp.pld.losses import AtomicLoss, GaussianLoss, LaplaceLoss, PrivacyLoss, SubsampledLoss
 
 __all__ = ["dominating_losses", "is_identity"]
@@ -71,6 +71,8 @@ def is_identity(mechanism: m.Mechanism, neighbouring: m.Neighbouring) -> bool:
         return mixture.is_trivial_mixture(
             mechanism.noise_multiplier, mechanism.sensitivities, mechanism.probabilities
         )
+    if isinstance(mechanism, m.RandomAllocation):
+        return is_identity(mechanism.mechanism, neighbouring)
     return False
 
 
@@ -149,15 +151,23 @@ def _subsampled(inner_mechanism: m.Mechanism, gamma: float, factor: float):
 
 
 def dominating_losses(
-    mechanism: m.Mechanism, neighbouring: m.Neighbouring, *, tradeoff_of=None
+    mechanism: m.Mechanism,
+    neighbouring: m.Neighbouring,
+    *,
+    tradeoff_of=None,
+    loss_accuracy: float | None = None,
 ) -> tuple[PrivacyLoss, PrivacyLoss]:
     """The exact privacy losses (remove, add) of a basic or subsampled mechanism.
 
     ``tradeoff_of(part, neighbouring)``, the pessimistic trade-off curve of a
     part, is what Group and Parallel leaves are built from
     (:func:`gaussdp.pld.guarantees.dominating_losses`); the accountant passes
-    its own.
+    its own. ``loss_accuracy``: for mechanisms computed between two pairs
+    (random allocation, :mod:`gaussdp.pld.allocation`), about how far apart
+    their upper and lower losses may be (None: the module's default).
     """
+    if isinstance(mechanism, m.RandomAllocation):
+        return allocation.random_allocation_losses(mechanism, neighbouring, loss_accuracy)
     if isinstance(mechanism, guarantees.HANDLED):
         return guarantees.dominating_losses(mechanism, neighbouring, tradeoff_of=tradeoff_of)
     if isinstance(mechanism, m.Shuffled):  # a bracket: no amplification / Chua et al.
