@@ -26,6 +26,7 @@ from gaussdp.mechanisms import (
     Composition,
     DiscreteGaussian,
     Gaussian,
+    GaussianMixture,
     Laplace,
     Mechanism,
     Neighbouring,
@@ -33,9 +34,11 @@ from gaussdp.mechanisms import (
     PipelineFileError,
     PoissonSubsampled,
     PureDP,
+    RandomAllocation,
     RandomizedResponse,
     Repeated,
     SubsampledWithoutReplacement,
+    TruncatedPoisson,
     dumps,
     from_dict,
     load,
@@ -772,3 +775,20 @@ def test_type_names_match_to_dict():
     for type_name, mechanism in examples.items():
         assert mechanism.to_dict()["type"] == type_name
         assert isinstance(mechanism, ALL_TYPES[type_name])
+
+
+@pytest.mark.parametrize(
+    "mechanism",
+    [
+        RandomAllocation(Gaussian(1.0), 10),
+        TruncatedPoisson(Gaussian(1.0), 0.01, 100, 1000),
+        GaussianMixture(1.0, [0.0, 1.0], [0.5, 0.5]),
+        DPSGD(1.0, steps=20, sampler="balls-in-bins", steps_per_epoch=10),
+    ],
+)
+def test_add_remove_only_samplers_are_refused_under_replace_in_one_line(mechanism):
+    with pytest.raises(InvalidParameterError, match="must be 'add_remove' for") as error:
+        validate_neighbouring(mechanism, "replace")
+    assert "\n" not in str(error.value)
+    with pytest.raises(InvalidParameterError, match="must be 'add_remove' for"):
+        loads(dumps(Pipeline(mechanism, Neighbouring.REPLACE)))

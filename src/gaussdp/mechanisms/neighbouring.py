@@ -15,7 +15,8 @@ from gaussdp.mechanisms.base import (
     _walk,
 )
 from gaussdp.mechanisms.combinators import Composition, Repeated
-from gaussdp.mechanisms.noise import DiscreteGaussian, Gaussian, Laplace
+from gaussdp.mechanisms.noise import DiscreteGaussian, Gaussian, GaussianMixture, Laplace
+from gaussdp.mechanisms.samplers import RandomAllocation, TruncatedPoisson
 from gaussdp.mechanisms.sampling import PoissonSubsampled, SubsampledWithoutReplacement
 
 
@@ -48,15 +49,21 @@ class Neighbouring(enum.Enum):
 _ADDITIVE = (Gaussian, Laplace, DiscreteGaussian)
 
 
+#: Descriptions whose pair is defined under add/remove only.
+_ADD_REMOVE_ONLY = (RandomAllocation, TruncatedPoisson, GaussianMixture)
+
+
 def validate_neighbouring(
     mechanism: Mechanism, neighbouring=Neighbouring.ADD_REMOVE
 ) -> Neighbouring:
     """Check that ``mechanism`` has a defined pair under ``neighbouring``; return the enum.
 
     The rules (see the class docstrings): :class:`SubsampledWithoutReplacement`
-    needs REPLACE (fixed-size data sets), and :class:`PoissonSubsampled` under
-    REPLACE needs an inner mechanism built only from additive-noise mechanisms
-    (Gaussian, Laplace, DiscreteGaussian) by Composition and Repeated.
+    needs REPLACE (fixed-size data sets); :class:`RandomAllocation`,
+    :class:`TruncatedPoisson` and :class:`GaussianMixture` need ADD_REMOVE; and
+    :class:`PoissonSubsampled` under REPLACE needs an inner mechanism built only
+    from additive-noise mechanisms (Gaussian, Laplace, DiscreteGaussian) by
+    Composition and Repeated.
 
     Parameters
     ----------
@@ -82,6 +89,11 @@ def validate_neighbouring(
             raise InvalidParameterError(
                 "neighbouring must be 'replace' for SubsampledWithoutReplacement "
                 "(fixed-size data sets), got 'add_remove'"
+            )
+        if isinstance(part, _ADD_REMOVE_ONLY) and relation is Neighbouring.REPLACE:
+            raise InvalidParameterError(
+                f"neighbouring must be 'add_remove' for {type(part).__name__} (its pair is "
+                "defined under add/remove only), got 'replace'"
             )
         if isinstance(part, PoissonSubsampled) and relation is Neighbouring.REPLACE:
             inner = [p for p in _walk(part.mechanism) if not isinstance(p, (Composition, Repeated))]
