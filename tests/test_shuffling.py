@@ -92,16 +92,6 @@ def test_lower_bound_dominates_chua_et_al_cube_test():
     assert np.all(ours >= np.asarray(CHUA_CUBE_DELTAS) * (1 - 1e-6))
 
 
-def test_the_stored_chua_et_al_numbers_are_theirs():
-    # Where their package is installed (not in CI: see CHUA_EPSILONS), recompute.
-    monte_carlo = pytest.importorskip("random_allocation.external_sources.Monte_Carlo_external")
-    shuffle = monte_carlo.ShuffleAccountant()
-    for (sigma, steps, epochs), stored in CHUA_EPSILONS.items():
-        assert shuffle.get_epsilons(sigma, (1e-5,), steps, epochs)[0] == pytest.approx(stored)
-    cube = shuffle.get_deltas_single_epoch(1.0, (1.0, 2.0, 4.0), 100, verbose=False)
-    np.testing.assert_allclose(cube, CHUA_CUBE_DELTAS, rtol=1e-9)
-
-
 def test_lower_bound_exceeds_poisson_where_chua_et_al_say_it_does():
     # One epoch of 1000 steps at σ = 0.8, δ = 1e-6 (the single-epoch regime of Chua et al.
     # 2024): the shuffled run is certainly far less private than its Poisson accounting.
