@@ -13,9 +13,7 @@ bounds apart.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from gaussdp._validation import InvalidParameterError
@@ -30,9 +28,6 @@ from gaussdp.pld.query import Profile, from_zero, profile_of
 
 #: The neighbouring directions, in the order of each leaf's (remove, add) pair.
 DIRECTIONS = ("remove", "add")
-#: The directions are composed at once (on threads) where all fit in this share of the
-#: memory a composition may use (:func:`_in_parallel`).
-_PARALLEL_SHARE = 0.25
 
 
 def _compose_all(
@@ -90,9 +85,8 @@ def _compose_all(
                 floor = None  # the default floor is a wish, not a demand: stay plain
                 rows = rows_for(length)
         _check_memory(length, rows, spacing, total_count, memory, "about ")
-
-    def compose_direction(index: int) -> GridPLD:
-        direction = DIRECTIONS[index]
+    results: dict[str, GridPLD] = {}
+    for index, direction in enumerate(DIRECTIONS):
         if progress is not None:
             progress(f"{kind} bounds, {direction} direction: discretising")
         # Plain compositions cut their grids and windows where the rounding allowance
@@ -120,7 +114,7 @@ def _compose_all(
         if progress is not None:
             progress(f"{kind} bounds, {direction} direction: composing ({plan.length:,} points)")
         try:
-            return pld_compose.compose_many(
+            results[direction] = pld_compose.compose_many(
                 items, tail, plan=plan, floor=floor, tilt_tail=tilt_tail, tilt=rows == 2
             )
         except MemoryError as error:  # the estimate was wrong or memory went elsewhere
@@ -129,32 +123,7 @@ def _compose_all(
                 f"{needed / 1e9:.1f} GB of {memory / 1e9:.1f} GB available): {error}; "
                 "use a coarser accuracy"
             ) from error
-
-    indices = range(len(DIRECTIONS))
-    if _in_parallel(
-        [
-            grids.BYTES_PER_POINT * estimate(spacing, i) * rows_for(estimate(spacing, i))
-            for i in indices
-        ],
-        memory,
-    ):
-        with ThreadPoolExecutor(max_workers=len(DIRECTIONS)) as pool:
-            composed = list(pool.map(compose_direction, indices))
-    else:
-        composed = [compose_direction(index) for index in indices]
-    return dict(zip(DIRECTIONS, composed, strict=True))
-
-
-def _in_parallel(needs: list[int], memory: int) -> bool:
-    """Whether to compose the directions at once, on threads (the FFTs release the GIL).
-
-    Only with a core for each and where all of them fit in :data:`_PARALLEL_SHARE` of the
-    memory a composition may use (each one's peak is planned alone, so this is
-    conservative). The results are the same either way; only the wall time differs.
-    """
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    budget = _PARALLEL_SHARE * grids.MEMORY_FRACTION * memory
-    return (cores or 1) >= len(needs) > 1 and sum(needs) <= budget
+    return results
 
 
 def method_name(spacing: float, lower_spacing: float) -> str:
