@@ -11,11 +11,12 @@ sampling with q = 1/t.
 import math
 
 import mpmath
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gaussdp import Gaussian, Laplace, Repeated, account
+from gaussdp import Gaussian, Laplace, Repeated, account, gdp
 from gaussdp._validation import InvalidParameterError
 from gaussdp.mechanisms import Neighbouring, PoissonSubsampled, RandomAllocation
 from gaussdp.mechanisms.pipeline import Pipeline, dumps, loads
@@ -145,6 +146,15 @@ def test_against_pld_accounting():
     assert lower <= upper <= their_upper
     assert lower <= their_upper and their_lower <= upper  # the intervals overlap
     assert upper - lower <= ACCURACY * max(upper, 1.0)
+    # k = 2 of 10: both bound it by 2 runs of 1 out of 5 (Feldman & Shenfeld, Lemma 3.2);
+    # their lower end is the decomposition's, not a bound on the allocation, so only the
+    # upper bounds compare.
+    their_upper, _ = peer.gaussian_allocation_epsilon_range(
+        delta=1e-5, sigma=2.0, num_steps=10, num_selected=2, num_epochs=2
+    )
+    two = RandomAllocation(Gaussian(2.0), 10, selected=2)
+    lower, upper = account(Repeated(two, 2)).epsilon_bounds(1e-5)
+    assert lower <= upper <= their_upper
 
 
 def test_not_poisson_in_disguise():
@@ -222,7 +232,6 @@ def test_bad_descriptions_are_refused_in_one_line(build, words):
 @pytest.mark.parametrize(
     ("mechanism", "neighbouring", "words"),
     [
-        (RandomAllocation(Gaussian(1.0), 4, selected=2), None, "selected must be 1"),
         (RandomAllocation(Laplace(1.0), 4), None, "must be a Gaussian"),
         (RandomAllocation(Gaussian(1.0), 4), Neighbouring.REPLACE, "add/remove"),
     ],
@@ -231,3 +240,56 @@ def test_what_is_not_accounted_is_refused_in_one_line(mechanism, neighbouring, w
     with pytest.raises(InvalidParameterError, match=words) as error:
         account(mechanism, neighbouring=neighbouring)
     assert "\n" not in str(error.value)
+
+
+# --------------------------------------------------------------------------- k out of t
+
+
+def _three_choose_two_deltas(mu, epsilon, nodes=160):
+    """Both directions' δ(ε) of 2-out-of-3 allocation, by tensor Gauss–Hermite quadrature.
+
+    remove: E_Q[(LR − e^ε)₊], add: E_Q[(1 − e^ε LR)₊], with
+    LR = (1/3) Σ_{i<j} exp(μ(xᵢ + xⱼ) − μ²) and Q = N(0, I₃) (independent of
+    the accountant; 160 nodes per axis agree with 120 and 200 to 1e-4).
+    """
+    x, w = np.polynomial.hermite_e.hermegauss(nodes)
+    w = w / w.sum()
+    a, b, c = np.meshgrid(x, x, x, indexing="ij", sparse=True)
+    weight = w[:, None, None] * w[None, :, None] * w[None, None, :]
+    ratio = (np.exp(mu * (a + b)) + np.exp(mu * (a + c)) + np.exp(mu * (b + c))) / 3
+    ratio = ratio * math.exp(-mu * mu)
+    remove = float(np.sum(weight * np.maximum(ratio - math.exp(epsilon), 0.0)))
+    add = float(np.sum(weight * np.maximum(1.0 - math.exp(epsilon) * ratio, 0.0)))
+    return remove, add
+
+
+def test_k_out_of_t_sandwiches_the_exact_two_out_of_three():
+    result = account(RandomAllocation(Gaussian(1.0), 3, selected=2))
+    assert "Lemma 3.2" in result.caveats[0]
+    for epsilon in (0.5, 1.0, 2.0):
+        remove, add = _three_choose_two_deltas(1.0, epsilon)
+        lower, upper = result.delta_bounds(epsilon)
+        assert lower <= max(remove, add) + 2e-4
+        assert upper >= max(remove, add) - 2e-4
+
+
+def test_k_out_of_t_upper_is_k_runs_of_one_out_of_floor_t_over_k():
+    # k = 9 of t = 10: ⌊t/k⌋ = 1, so the upper bound is 9 Gaussians, μ = 3 in closed form.
+    result = account(RandomAllocation(Gaussian(1.0), 10, selected=9))
+    lower, upper = result.epsilon_bounds(1e-5)
+    assert upper == pytest.approx(float(gdp.epsilon(3.0, 1e-5)), rel=1e-4)
+    assert 0.0 < lower < upper
+    # and 2 of 8 is at most 2 epochs of balls-in-bins over 4 steps, its lower bound not above
+    two = account(RandomAllocation(Gaussian(1.0), 8, selected=2)).epsilon_bounds(1e-5)
+    blocks = account(Repeated(RandomAllocation(Gaussian(1.0), 4), 2)).epsilon_bounds(1e-5)
+    assert two[1] == pytest.approx(blocks[1], rel=1e-4)
+    assert two[0] <= blocks[1]
+
+
+def test_k_out_of_t_in_a_pipeline_file_and_the_report():
+    run = Repeated(RandomAllocation(Gaussian(2.0), 6, selected=2), 2)
+    assert loads(dumps(Pipeline(run))).mechanism == run
+    report = account(run).gdp()
+    assert any("Lemma 3.2" in line for line in report.caveats)
+    lower, upper = account(run).epsilon_bounds(1e-5)
+    assert 0.0 < lower <= upper

@@ -53,8 +53,13 @@ class RandomAllocation(Mechanism):
     ones, one dominating it and one dominated by it
     (:mod:`gaussdp.pld.allocation`), so its bounds stay certified. With
     k = t every record is in every step and the description is exactly
-    ``Repeated(mechanism, t)`` (:meth:`expand`); 1 < k < t, other inner
-    mechanisms and replace-one neighbouring are refused by the accountant.
+    ``Repeated(mechanism, t)`` (:meth:`expand`). For 1 < k < t the
+    accountant bounds it from above by k composed runs of 1-out-of-⌊t/k⌋
+    allocation (Feldman & Shenfeld 2025, Lemma 3.2) and from below by the law
+    of the sum statistic Σᵢ Yᵢ under the k-subset pair
+    (:func:`gaussdp.pld.allocation.allocation_parts`), and says so with every
+    result (the gap is not numerical). Other inner mechanisms and replace-one
+    neighbouring are refused by the accountant.
 
     Parameters
     ----------

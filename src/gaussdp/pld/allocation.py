@@ -81,9 +81,16 @@ from gaussdp._numerics import normal_quantile_of_complement
 from gaussdp._validation import InvalidParameterError
 from gaussdp.pld.composition import rounding_allowance
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, discretise
-from gaussdp.pld.losses import AtomicLoss, BracketedLoss
+from gaussdp.pld.losses import AtomicLoss, BracketedLoss, GaussianLoss
 
-__all__ = ["MAX_POINTS", "gaussian_allocation_losses"]
+__all__ = [
+    "MAX_POINTS",
+    "AllocationBlock",
+    "AllocationSumStatistic",
+    "allocation_parts",
+    "gaussian_allocation_losses",
+    "part_losses",
+]
 
 #: The largest FFT length (points of the grid of S).
 MAX_POINTS = 2**23
@@ -240,11 +247,17 @@ def _coordinate_top(mu: float, steps: int) -> float:
     )
 
 
-def _laws(mu: float, steps: int, spacing: float) -> _Laws:
-    """The P- and Q-laws of S_c for one epoch (``spacing`` coarsened to fit the cap)."""
+def _laws(mu: float, steps: int, spacing: float, shifted: int = 1) -> _Laws:
+    """The P- and Q-laws of S_c for one epoch (``spacing`` coarsened to fit the cap).
+
+    Under P, ``shifted`` coordinates carry the record (k-out-of-t allocation);
+    the wrap bounds ``wrap_p`` and the rounding of the P-law are those of one
+    shifted coordinate, which only the upper pairs read (``shifted = 1``).
+    """
     half = 0.5 * mu * mu
     coordinate_top = _coordinate_top(mu, steps)
     extent = _circle_extent(mu, steps, coordinate_top, spacing)  # the bulk of S as well
+    extent += (shifted - 1) * coordinate_top  # the other shifted coordinates' room
     if math.ceil(extent / spacing) + 1 > MAX_POINTS:
         spacing = extent / (MAX_POINTS - 1)
     count = math.ceil(coordinate_top / spacing)  # coordinate grid h, 2h, …, count·h
@@ -271,16 +284,16 @@ def _laws(mu: float, steps: int, spacing: float) -> _Laws:
     del y
     x_hat = scipy_fft.rfft(x, workers=2)
     del x
-    power = y_hat ** (steps - 1)
-    p_law = scipy_fft.irfft(x_hat * power, length, workers=2)
+    power = y_hat ** (steps - shifted)
+    p_law = scipy_fft.irfft(x_hat**shifted * power, length, workers=2)
     del x_hat
-    power *= y_hat
+    power *= y_hat**shifted
     del y_hat
     q_law = scipy_fft.irfft(power, length, workers=2)
     del power
     np.maximum(p_law, 0.0, out=p_law)
     np.maximum(q_law, 0.0, out=q_law)
-    p_over = -math.expm1(math.log1p(-x_over) + (steps - 1) * math.log1p(-y_over))
+    p_over = -math.expm1(shifted * math.log1p(-x_over) + (steps - shifted) * math.log1p(-y_over))
     q_over = -math.expm1(steps * math.log1p(-y_over))
     return _Laws(
         spacing, p_law, q_law, p_over, q_over, wrap_p, wrap_q, rounding_allowance(length, steps)
@@ -543,9 +556,8 @@ def random_allocation_losses(
         )
     if mechanism.selected != 1:
         raise InvalidParameterError(
-            f"selected must be 1 (balls-in-bins) or equal to steps ({mechanism.steps}) for "
-            f"RandomAllocation, got {mechanism.selected}: k-out-of-t allocation with "
-            "1 < k < t is not accounted yet"
+            f"RandomAllocation with selected = {mechanism.selected} (1 < k < t) has no pair of "
+            "its own: account it whole (gaussdp.account splits it into allocation_parts)"
         )
     inner = mechanism.mechanism
     if not isinstance(inner, m.Gaussian):
@@ -556,4 +568,136 @@ def random_allocation_losses(
     mu = inner.sensitivity / inner.sigma
     return gaussian_allocation_losses(
         mu, mechanism.steps, spacing_for(loss_accuracy, mu, mechanism.steps)
+    )
+
+
+# --------------------------------------------------------------------------- k out of t
+
+#: What the bounds of k-out-of-t allocation (1 < k < t) are, said with every accounting.
+K_OUT_OF_T_CAVEAT = (
+    "random allocation of k > 1 out of t steps: the upper bounds compose k runs of "
+    "1-out-of-floor(t/k) allocation (Feldman & Shenfeld 2025, arXiv 2502.08202, Lemma 3.2), "
+    "the lower bounds are those of the sum statistic of the t outputs (a post-processing); "
+    "the gap between them is not numerical"
+)
+
+#: The pair that reveals nothing (P = Q): the side of a part that another part carries.
+_NOTHING = AtomicLoss.from_atoms([0.0], [1.0], [1.0])
+
+
+@dataclass(frozen=True)
+class AllocationBlock(m.Mechanism):
+    """Upper side of k-out-of-t allocation: one of k runs of 1-out-of-⌊t/k⌋ allocation.
+
+    Feldman & Shenfeld (2025, arXiv 2502.08202, Lemma 3.2): the privacy
+    profile of k-out-of-t random allocation is at most that of k composed
+    runs of 1-out-of-⌊t/k⌋ allocation. An accounting part, made by
+    :func:`allocation_parts` (never written in a file): its upper pair is
+    balls-in-bins over ``steps`` = ⌊t/k⌋ (:func:`gaussian_allocation_losses`),
+    its lower pair reveals nothing; the lower bounds come from
+    :class:`AllocationSumStatistic`, whose upper pair reveals nothing. The
+    engine composes all upper pairs together and all lower pairs together, so
+    the k blocks and the statistic give exactly those two bounds.
+    """
+
+    mechanism: m.Mechanism
+    steps: int
+
+    def _short(self) -> str:
+        return f"AllocationBlock(1 of {self.steps}, {self.mechanism._short()})"
+
+    def _children(self) -> tuple[m.Mechanism, ...]:
+        return (self.mechanism,)
+
+
+@dataclass(frozen=True)
+class AllocationSumStatistic(m.Mechanism):
+    """Lower side of k-out-of-t allocation: the law of S = Σᵢ e^{ℓᵢ} of the t outputs.
+
+    With a Gaussian of μ = Δ/σ, a record allocated to k of the t steps and the
+    other records contributing nothing is an actual pair of neighbouring data
+    sets: P = average over k-subsets K of N(μ·1_K, I_t), Q = N(0, I_t). The
+    laws of the rounded statistic S_c (every Yᵢ = e^{μxᵢ − μ²/2} rounded up to
+    the grid, k of them shifted under P) are a post-processing of that pair,
+    so their hockey-stick divergences are at most the mechanism's
+    (:func:`_lower_pairs`). An accounting part made by
+    :func:`allocation_parts`; its upper pair reveals nothing (the upper bounds
+    come from :class:`AllocationBlock`).
+    """
+
+    mechanism: m.Mechanism
+    steps: int
+    selected: int
+
+    def _short(self) -> str:
+        return f"AllocationSumStatistic({self.selected} of {self.steps}, {self.mechanism._short()})"
+
+    def _children(self) -> tuple[m.Mechanism, ...]:
+        return (self.mechanism,)
+
+
+def allocation_parts(mechanism: m.RandomAllocation) -> list[tuple[m.Mechanism, int]]:
+    """The accounting parts of k-out-of-t allocation (1 < k < t), with their counts.
+
+    ``[(AllocationBlock(M, ⌊t/k⌋), k), (AllocationSumStatistic(M, t, k), 1)]``
+    (see the two classes). Balls-in-bins (k = 1) and k = t are not split.
+
+    Examples
+    --------
+    >>> from gaussdp.mechanisms import Gaussian, RandomAllocation
+    >>> for part, count in allocation_parts(RandomAllocation(Gaussian(1.0), 10, 3)):
+    ...     print(part, count)
+    AllocationBlock(1 of 3, Gaussian(σ=1)) 3
+    AllocationSumStatistic(3 of 10, Gaussian(σ=1)) 1
+    """
+    k, t = mechanism.selected, mechanism.steps
+    return [
+        (AllocationBlock(mechanism.mechanism, t // k), k),
+        (AllocationSumStatistic(mechanism.mechanism, t, k), 1),
+    ]
+
+
+def _gaussian_mu(part, neighbouring) -> float:
+    if neighbouring is not m.Neighbouring.ADD_REMOVE:
+        raise InvalidParameterError(
+            "RandomAllocation is accounted under add/remove neighbouring only "
+            f"(got neighbouring={neighbouring.value}); use Neighbouring.ADD_REMOVE"
+        )
+    inner = part.mechanism
+    if not isinstance(inner, m.Gaussian):
+        raise InvalidParameterError(
+            "mechanism of a RandomAllocation must be a Gaussian mechanism, got "
+            f"{type(inner).__name__}: only the Gaussian's allocated pair is accounted"
+        )
+    return inner.sensitivity / inner.sigma
+
+
+@lru_cache(maxsize=4)
+def _sum_statistic(mu: float, steps: int, selected: int, spacing: float):
+    remove, add = _lower_pairs(_laws(mu, steps, spacing, shifted=selected))
+    width = min(_FINE_GRID, spacing / 10.0)
+    return _on_fine_grid(remove, OPTIMISTIC, width), _on_fine_grid(add, OPTIMISTIC, width)
+
+
+def part_losses(
+    part, neighbouring, loss_accuracy: float | None = None
+) -> tuple[BracketedLoss, BracketedLoss]:
+    """The (remove, add) losses of a part of k-out-of-t allocation (:func:`allocation_parts`)."""
+    mu = _gaussian_mu(part, neighbouring)
+    if isinstance(part, AllocationBlock):
+        if part.steps == 1:  # 1 out of 1: the mechanism itself
+            uppers = (GaussianLoss(mu), GaussianLoss(mu))
+        else:
+            spacing = spacing_for(loss_accuracy, mu, part.steps)
+            uppers = tuple(p.upper for p in gaussian_allocation_losses(mu, part.steps, spacing))
+        return tuple(  # type: ignore[return-value]
+            BracketedLoss(upper=u, lower=_NOTHING, caveat=K_OUT_OF_T_CAVEAT) for u in uppers
+        )
+    spacing = min(spacing_for(loss_accuracy, mu, part.steps), _finest_needed(mu, part.steps))
+    extent = _circle_extent(mu, part.steps, _coordinate_top(mu, part.steps), spacing)
+    extent += (part.selected - 1) * _coordinate_top(mu, part.steps)
+    spacing = max(spacing, extent / (MAX_POINTS - 1))
+    lowers = _sum_statistic(mu, part.steps, part.selected, spacing)
+    return tuple(  # type: ignore[return-value]
+        BracketedLoss(upper=_NOTHING, lower=low, caveat=K_OUT_OF_T_CAVEAT) for low in lowers
     )

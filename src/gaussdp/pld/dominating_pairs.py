@@ -168,6 +168,8 @@ def dominating_losses(
     """
     if isinstance(mechanism, m.RandomAllocation):
         return allocation.random_allocation_losses(mechanism, neighbouring, loss_accuracy)
+    if isinstance(mechanism, (allocation.AllocationBlock, allocation.AllocationSumStatistic)):
+        return allocation.part_losses(mechanism, neighbouring, loss_accuracy)
     if isinstance(mechanism, guarantees.HANDLED):
         return guarantees.dominating_losses(mechanism, neighbouring, tradeoff_of=tradeoff_of)
     if isinstance(mechanism, m.Shuffled):  # a bracket: no amplification / Chua et al.

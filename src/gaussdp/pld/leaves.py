@@ -4,7 +4,9 @@ A description (:mod:`gaussdp.mechanisms`) is a tree; what is composed is its
 leaves. :func:`leaves` walks the tree — descriptions that are exactly another
 one expanded (:meth:`Mechanism.expand`: DP-SGD, the matrix mechanism), compositions opened,
 repetitions counted, groups pushed inwards (:func:`gaussdp.pld.guarantees.expand_group`)
-— rewrites the leaves exactly (:func:`gaussdp.pld.guarantees.simplify_leaves`:
+— k-out-of-t allocation split into the parts that bound it
+(:func:`gaussdp.pld.allocation.allocation_parts`) — rewrites the leaves exactly
+(:func:`gaussdp.pld.guarantees.simplify_leaves`:
 GDP as a Gaussian, Rényi guarantees added) and drops those that reveal nothing
 (:func:`gaussdp.pld.dominating_pairs.is_identity`). The accountant composes
 what it returns, and the report reads the same leaves (a composition of pure-DP
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError
+from gaussdp.pld.allocation import allocation_parts
 from gaussdp.pld.dominating_pairs import is_identity
 from gaussdp.pld.guarantees import expand_group, simplify_leaves
 
@@ -32,6 +35,13 @@ def _walk(mechanism: m.Mechanism, times: int, out: dict[m.Mechanism, int]) -> No
         _walk(mechanism.mechanism, times * mechanism.times, out)
     elif isinstance(mechanism, m.Group) and not isinstance(expand_group(mechanism), m.Group):
         _walk(expand_group(mechanism), times, out)
+    elif (
+        isinstance(mechanism, m.RandomAllocation)
+        and 1 < mechanism.selected < mechanism.steps
+        and not is_identity(mechanism, m.Neighbouring.ADD_REMOVE)
+    ):  # k out of t: bounded above and below by different parts (allocation_parts)
+        for part, count in allocation_parts(mechanism):
+            out[part] = out.get(part, 0) + times * count
     elif isinstance(mechanism, m.Mechanism):
         out[mechanism] = out.get(mechanism, 0) + times
     else:
