@@ -549,23 +549,12 @@ def random_allocation_losses(
     in one line (``selected = steps`` never gets here: it is a plain
     repetition, :meth:`RandomAllocation.expand`).
     """
-    if neighbouring is not m.Neighbouring.ADD_REMOVE:
-        raise InvalidParameterError(
-            "RandomAllocation is accounted under add/remove neighbouring only "
-            f"(got neighbouring={neighbouring.value}); use Neighbouring.ADD_REMOVE"
-        )
+    mu = _gaussian_mu(mechanism, neighbouring)
     if mechanism.selected != 1:
         raise InvalidParameterError(
             f"RandomAllocation with selected = {mechanism.selected} (1 < k < t) has no pair of "
             "its own: account it whole (gaussdp.account splits it into allocation_parts)"
         )
-    inner = mechanism.mechanism
-    if not isinstance(inner, m.Gaussian):
-        raise InvalidParameterError(
-            "mechanism of a RandomAllocation must be a Gaussian mechanism, got "
-            f"{type(inner).__name__}: only the Gaussian's allocated pair is accounted"
-        )
-    mu = inner.sensitivity / inner.sigma
     return gaussian_allocation_losses(
         mu, mechanism.steps, spacing_for(loss_accuracy, mu, mechanism.steps)
     )
@@ -658,6 +647,7 @@ def allocation_parts(mechanism: m.RandomAllocation) -> list[tuple[m.Mechanism, i
 
 
 def _gaussian_mu(part, neighbouring) -> float:
+    """μ = Δ/σ of the Gaussian a random allocation runs; anything else refused in one line."""
     if neighbouring is not m.Neighbouring.ADD_REMOVE:
         raise InvalidParameterError(
             "RandomAllocation is accounted under add/remove neighbouring only "
