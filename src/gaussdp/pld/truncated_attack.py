@@ -32,11 +32,19 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from gaussdp.pld.losses import AtomicLoss
 
-__all__ = ["attack_losses", "inclusion_divergence", "kullback_leibler"]
+
+def binomial():
+    """scipy.stats.binom, imported on first use (scipy.stats costs half a second to import)."""
+    from scipy import stats
+
+    return stats.binom
+
+
+__all__ = ["attack_losses", "binomial", "inclusion_divergence", "kullback_leibler"]
 
 _NEGLIGIBLE_MASS = 1e-30
 _TAIL_WIDTH = 9.0  # in σ: the outer cells hold what lies beyond
@@ -60,10 +68,10 @@ def _upper_quantile(trials: int, probability: float, tail: float) -> int:
 
     (scipy's ``isf`` forms 1 − tail, which is 1 for tail = 1e-30.)
     """
-    low, high = int(stats.binom.ppf(0.5, trials, probability)), trials
+    low, high = int(binomial().ppf(0.5, trials, probability)), trials
     while low < high:
         middle = (low + high) // 2
-        if stats.binom.sf(middle, trials, probability) <= tail:
+        if binomial().sf(middle, trials, probability) <= tail:
             high = middle
         else:
             low = middle + 1
@@ -100,12 +108,12 @@ def attack_losses(
     n, q, b_max, s = dataset_size, sampling_probability, max_batch_size, shift
     across = math.sqrt(1.0 - against**2)
     # K beyond its 1e-30 quantiles is left out (its mass is added back below).
-    low_k = int(stats.binom.ppf(_NEGLIGIBLE_MASS, n - 1, q))
+    low_k = int(binomial().ppf(_NEGLIGIBLE_MASS, n - 1, q))
     high_k = _upper_quantile(n - 1, q, _NEGLIGIBLE_MASS)
     k = np.arange(max(low_k, 0), min(high_k, n - 1) + 1)
     low_k, high_k = int(k[0]), int(k[-1])
-    pmf = stats.binom.pmf(k, n - 1, q)
-    left_out = float(stats.binom.cdf(low_k - 1, n - 1, q) + stats.binom.sf(high_k, n - 1, q))
+    pmf = binomial().pmf(k, n - 1, q)
+    left_out = float(binomial().cdf(low_k - 1, n - 1, q) + binomial().sf(high_k, n - 1, q))
     # Fine cells near the cut (where x* pushing a record out shows), coarse below it.
     bottom = s * (min(low_k, b_max) - 1 - against) - _TAIL_WIDTH
     fine_from = max(s * (b_max - 1 - against) - _TAIL_WIDTH, bottom)
