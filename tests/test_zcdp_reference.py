@@ -21,7 +21,7 @@ def brute_delta(rho, epsilons):
     lx, l1x = np.log(xs)[None, :], np.log1p(-xs)[None, :]
     low, high = xs.copy(), np.full_like(xs, 1 - 1e-15)
     bound = (alphas - 1) * rho * alphas
-    for _ in range(60):
+    for _ in range(50):  # the bracket is then below 1e-15: δ ≥ 1e-10 to 1e-5 relative
         t = (low + high) / 2
         lt, l1t = np.log(t)[None, :], np.log1p(-t)[None, :]
         g = np.logaddexp(alphas * lt + (1 - alphas) * lx, alphas * l1t + (1 - alphas) * l1x)
