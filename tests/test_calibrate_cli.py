@@ -105,7 +105,7 @@ def test_mu_target_json():
 def test_max_regret_says_the_neighbour_fails_on_regret():
     # The neighbour's mu is below the target: only the regret fails, and the output says so.
     args = ["--target-mu", "1", "--max-regret", "0.01"]
-    args += ["--sampling-probability", "0.01", "--steps", "1000"]
+    args += ["--sampling-probability", "0.01", "--steps", "400"]
     result = run("calibrate", *args, "--format", "json")
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)

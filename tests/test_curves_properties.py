@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from gaussdp import curves as C
 
 GRID = np.linspace(0.0, 1.0, 4001)
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 mus = st.floats(min_value=0.0, max_value=8.0, allow_nan=False)
 epsilons = st.floats(min_value=0.0, max_value=6.0, allow_nan=False)

@@ -146,8 +146,8 @@ def test_laplace_mu_is_the_tight_mu_of_its_exact_curve(epsilon):
     mu = laplace_mu(epsilon)
     log_alphas = np.concatenate(
         (
-            np.linspace(-epsilon - math.log(2) - 4 * epsilon - 60, -epsilon - math.log(2), 24),
-            np.linspace(-epsilon - math.log(2), math.log(0.5), 24),
+            np.linspace(-epsilon - math.log(2) - 4 * epsilon - 60, -epsilon - math.log(2), 16),
+            np.linspace(-epsilon - math.log(2), math.log(0.5), 16),
         )
     )
     needs = [_laplace_needs(epsilon, mpmath.exp(x)) for x in log_alphas]
