@@ -99,3 +99,35 @@ def test_bad_samplers_are_refused_in_one_line():
     accountant.step(noise_multiplier=1.0, sample_rate=0.3)
     with pytest.raises(InvalidParameterError, match="sample_rate must be 1/"):
         accountant.pipeline()
+
+
+def test_make_private_with_epsilon_calibrates_shuffled_batches_as_shuffling():
+    # Opacus calibrates σ with a fresh accountant of this kind; with poisson_sampling=False
+    # the σ must reach the target for shuffled batches (no amplification), not for Poisson.
+    register()
+
+    def calibrated(poisson_sampling):
+        torch.manual_seed(0)
+        features = torch.randn(64, 4)
+        dataset = torch.utils.data.TensorDataset(features, (features[:, 0] > 0).long())
+        loader = torch.utils.data.DataLoader(dataset, batch_size=16, shuffle=True)
+        model = torch.nn.Linear(4, 2)
+        engine = opacus.PrivacyEngine(accountant="gaussdp")
+        _, optimizer, _ = engine.make_private_with_epsilon(
+            module=model,
+            optimizer=torch.optim.SGD(model.parameters(), lr=0.1),
+            data_loader=loader,
+            target_epsilon=4.0,
+            target_delta=1e-5,
+            epochs=2,
+            max_grad_norm=1.0,
+            poisson_sampling=poisson_sampling,
+        )
+        return optimizer.noise_multiplier
+
+    with pytest.warns(ShufflingWarning):
+        shuffled = calibrated(False)
+    poisson = calibrated(True)
+    # the shuffled run's σ meets ε ≤ 4 by the certified upper bound (two Gaussians of 1/σ)
+    assert account(Repeated(Gaussian(shuffled), 2)).epsilon(1e-5) <= 4.0 + 0.01
+    assert shuffled > poisson

@@ -20,8 +20,9 @@ it under a name and pass that name to the engine::
     engine = PrivacyEngine(accountant="gaussdp")
 
 or replace an engine's accountant: ``engine.accountant = GaussDPAccountant()``.
-Opacus's ``make_private_with_epsilon`` then calibrates with it too (as Poisson:
-Opacus calibrates with a fresh accountant that is not told the sampler).
+Opacus's ``make_private_with_epsilon`` then calibrates with it too: a fresh
+accountant, which reads ``poisson_sampling`` from that call and, for shuffled
+batches, calibrates σ to the shuffling upper bound (:meth:`GaussDPAccountant.get_epsilon`).
 
 **The sampler.** Opacus samples Poisson batches only when the engine's
 ``make_private`` is called with ``poisson_sampling=True`` (its default: the data
@@ -162,8 +163,17 @@ class GaussDPAccountant:
 
         Extra arguments (Opacus passes accountant-specific ones such as
         ``eps_error``) are accepted and ignored: the accuracy is set at
-        construction.
+        construction. Called by Opacus's ``make_private_with_epsilon`` with
+        ``poisson_sampling=False`` (to calibrate σ), the run is accounted as
+        shuffling, with a :class:`ShufflingWarning`: σ is then calibrated to the
+        shuffling upper bound, never to Poisson's.
         """
+        if not self._told and self.sampler is m.Sampler.POISSON:
+            caller = inspect.currentframe().f_back
+            poisson = _calibrating_for(caller)
+            del caller
+            if poisson is False:  # Opacus calibrating σ for shuffled batches
+                self._use(m.Sampler.SHUFFLING)
         return float(self.accounting().epsilon(delta))
 
     def get_epsilon_bounds(self, delta: float) -> tuple[float, float]:
@@ -330,14 +340,36 @@ def _steps_per_epoch(sample_rate: float) -> int:
     return steps
 
 
-def _opacus_poisson_sampling(frame: Any) -> bool | None:
-    """``poisson_sampling`` of Opacus's ``make_private`` if ``frame`` is that call, else None."""
-    if frame is None or frame.f_code.co_name != "make_private":
+def _opacus_poisson_sampling(frame: Any, names: tuple[str, ...] = ("make_private",)) -> bool | None:
+    """``poisson_sampling`` of Opacus's ``make_private`` if ``frame`` is that call, else None.
+
+    ``names``: the Opacus methods whose frame may hold it (``make_private``,
+    and ``make_private_with_epsilon``, which calibrates σ before it calls
+    ``make_private``).
+    """
+    if frame is None or frame.f_code.co_name not in names:
         return None
     if not str(frame.f_globals.get("__name__", "")).startswith("opacus"):
         return None
     value = frame.f_locals.get("poisson_sampling")
     return value if isinstance(value, bool) else None
+
+
+def _calibrating_for(frame: Any, depth: int = 6) -> bool | None:
+    """``poisson_sampling`` of an Opacus ``make_private_with_epsilon`` up the stack, else None.
+
+    Opacus calibrates σ there with a fresh accountant of this kind
+    (``get_noise_multiplier`` sets its history and asks :meth:`get_epsilon`),
+    so that accountant is told nothing about the sampler but what this reads.
+    """
+    for _ in range(depth):
+        if frame is None:
+            return None
+        found = _opacus_poisson_sampling(frame, ("make_private_with_epsilon",))
+        if found is not None:
+            return found
+        frame = frame.f_back
+    return None
 
 
 def register(name: str = MECHANISM_NAME) -> None:
