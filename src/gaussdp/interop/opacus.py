@@ -359,7 +359,7 @@ def _calibrating_for(frame: Any, depth: int = 6) -> bool | None:
     """``poisson_sampling`` of an Opacus ``make_private_with_epsilon`` up the stack, else None.
 
     Opacus calibrates σ there with a fresh accountant of this kind
-    (``get_noise_multiplier`` sets its history and asks :meth:`get_epsilon`),
+    (``get_noise_multiplier`` sets its history and asks :meth:`GaussDPAccountant.get_epsilon`),
     so that accountant is told nothing about the sampler but what this reads.
     """
     for _ in range(depth):
