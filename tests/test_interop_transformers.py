@@ -183,6 +183,22 @@ def test_group_of_subsampled_mechanism_uses_theorem_2_14():
     assert group.epsilon(1e-5) <= epsilon_of(2 * math.sqrt(50) / 2, 1e-5)
 
 
+def test_a_group_by_theorem_2_14_has_no_lower_bound_claimed_for_it():
+    # 1 − (1 − f)^{∘k} bounds group privacy from above only: a lower bound computed from
+    # it would not be certified, so the group is left out of the lower bounds, and said so.
+    step = m.PoissonSubsampled(m.Gaussian(1.0), 0.1)
+    alone = account(m.Group(step, 2))
+    lower, upper = alone.epsilon_bounds(1e-5)
+    assert lower == 0.0 < upper
+    assert any("Theorem 2.14" in line for line in alone.caveats)
+    with_gaussian = account(m.Composition([m.Group(step, 2), m.Gaussian(3.0)]))
+    lower, upper = with_gaussian.epsilon_bounds(1e-5)
+    assert lower <= epsilon_of(1 / 3, 1e-5) * (1 + 1e-9) and upper > lower
+    # a group with an exact pair (Gaussians) keeps both bounds, and no caveat
+    exact = account(m.Group(m.Gaussian(2.0), 3))
+    assert exact.caveats == () and exact.epsilon_bounds(1e-5)[0] > 0
+
+
 def test_group_of_approx_dp_matches_group_privacy_lemma():
     # (ε, δ)-DP for groups of k: (kε, δ·(e^{kε} − 1)/(e^ε − 1)) (the lecture, file 003,
     # Lemma 3); Theorem 2.14 on f_{ε,δ} gives at least that.

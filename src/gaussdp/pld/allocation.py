@@ -81,7 +81,7 @@ from gaussdp._numerics import normal_quantile_of_complement
 from gaussdp._validation import InvalidParameterError
 from gaussdp.pld.composition import rounding_allowance
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, discretise
-from gaussdp.pld.losses import AtomicLoss, BracketedLoss, GaussianLoss
+from gaussdp.pld.losses import REVEALS_NOTHING, AtomicLoss, BracketedLoss, GaussianLoss
 
 __all__ = [
     "MAX_POINTS",
@@ -570,9 +570,6 @@ K_OUT_OF_T_CAVEAT = (
     "the gap between them is not numerical"
 )
 
-#: The pair that reveals nothing (P = Q): the side of a part that another part carries.
-_NOTHING = AtomicLoss.from_atoms([0.0], [1.0], [1.0])
-
 
 @dataclass(frozen=True)
 class AllocationBlock(m.Mechanism):
@@ -681,7 +678,7 @@ def part_losses(
             spacing = spacing_for(loss_accuracy, mu, part.steps)
             uppers = tuple(p.upper for p in gaussian_allocation_losses(mu, part.steps, spacing))
         return tuple(  # type: ignore[return-value]
-            BracketedLoss(upper=u, lower=_NOTHING, caveat=K_OUT_OF_T_CAVEAT) for u in uppers
+            BracketedLoss(upper=u, lower=REVEALS_NOTHING, caveat=K_OUT_OF_T_CAVEAT) for u in uppers
         )
     spacing = min(spacing_for(loss_accuracy, mu, part.steps), _finest_needed(mu, part.steps))
     extent = _circle_extent(mu, part.steps, _coordinate_top(mu, part.steps), spacing)
@@ -689,5 +686,5 @@ def part_losses(
     spacing = max(spacing, extent / (MAX_POINTS - 1))
     lowers = _sum_statistic(mu, part.steps, part.selected, spacing)
     return tuple(  # type: ignore[return-value]
-        BracketedLoss(upper=_NOTHING, lower=low, caveat=K_OUT_OF_T_CAVEAT) for low in lowers
+        BracketedLoss(upper=REVEALS_NOTHING, lower=low, caveat=K_OUT_OF_T_CAVEAT) for low in lowers
     )

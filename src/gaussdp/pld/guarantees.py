@@ -56,7 +56,13 @@ import numpy as np
 from gaussdp import mechanisms as m
 from gaussdp._numerics import log1m_exp
 from gaussdp._validation import InvalidParameterError
-from gaussdp.pld.losses import AtomicLoss, GaussianLoss, PrivacyLoss
+from gaussdp.pld.losses import (
+    REVEALS_NOTHING,
+    AtomicLoss,
+    BracketedLoss,
+    GaussianLoss,
+    PrivacyLoss,
+)
 
 if TYPE_CHECKING:
     from gaussdp.curves import TradeOff
@@ -65,6 +71,7 @@ if TYPE_CHECKING:
 # accountant loads this module with `import gaussdp`, which stays fast without it.
 
 __all__ = [
+    "GROUP_CAVEAT",
     "HANDLED",
     "base_loss",
     "dominating_losses",
@@ -73,6 +80,13 @@ __all__ = [
     "simplify_leaves",
     "zcdp_tradeoff",
 ]
+
+#: What the bounds of a group accounted by Theorem 2.14 are, said with every accounting.
+GROUP_CAVEAT = (
+    "group privacy of a mechanism without an exact group pair is bounded from above by "
+    "Dong, Roth & Su 2022, Theorem 2.14 (1 - (1 - f)^k), not from below: its lower bounds "
+    "leave the group out"
+)
 
 #: Descriptions whose pairs this module provides.
 HANDLED = (m.GDP, m.ZCDP, m.RenyiDP, m.Profile, m.NoiseEquation, m.Group, m.Parallel)
@@ -445,12 +459,13 @@ def dominating_losses(
     if isinstance(mechanism, m.Group):
         expanded = expand_group(mechanism)
         if not isinstance(expanded, m.Group):
-            curve = tradeoff_of(expanded, neighbouring)
-        else:
-            inner = tradeoff_of(expanded.mechanism, neighbouring)
-            curve = inner.group(expanded.group_size)
-        pair = _pair_of_curve(curve)
-        return pair, pair
+            pair = _pair_of_curve(tradeoff_of(expanded, neighbouring))
+            return pair, pair
+        inner = tradeoff_of(expanded.mechanism, neighbouring)
+        pair = _pair_of_curve(inner.group(expanded.group_size))
+        # Theorem 2.14 bounds group privacy from above only: the lower bounds leave it out.
+        bracket = BracketedLoss(upper=pair, lower=REVEALS_NOTHING, caveat=GROUP_CAVEAT)
+        return bracket, bracket
     if isinstance(mechanism, m.Parallel):
         from gaussdp import curves
 

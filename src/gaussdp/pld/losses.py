@@ -26,6 +26,7 @@ from scipy import special
 from gaussdp._numerics import normal_quantile_of_complement
 
 __all__ = [
+    "REVEALS_NOTHING",
     "AtomicLoss",
     "BracketedLoss",
     "GaussianLoss",
@@ -373,3 +374,8 @@ class BracketedLoss(PrivacyLoss):
         if kind == "optimistic":
             return self.lower.for_bound(kind)
         raise ValueError(f"kind must be 'pessimistic' or 'optimistic', got {kind!r}")
+
+
+#: The pair P = Q (loss 0 with probability 1): the side of a :class:`BracketedLoss`
+#: that says nothing, e.g. the lower pair of a mechanism known only from above.
+REVEALS_NOTHING = AtomicLoss.from_atoms([0.0], [1.0], [1.0])
