@@ -211,6 +211,16 @@ def test_group_of_approx_dp_matches_group_privacy_lemma():
 # --------------------------------------------------------------------------- Parallel
 
 
+def test_parallel_claims_no_lower_bound_it_cannot_certify():
+    # Its pair comes from the parts' upper-bound curves: the lower bound read from it was
+    # above the exact ε (Gaussians: 1.99309146 against 1.99309140), so there is none.
+    result = account(m.Parallel([m.Gaussian(2.0), m.Gaussian(3.0)]))
+    lower, upper = result.epsilon_bounds(1e-5)
+    assert lower == 0.0
+    assert upper >= epsilon_of(0.5, 1e-5) and upper == pytest.approx(epsilon_of(0.5, 1e-5))
+    assert any("parallel" in line for line in result.caveats)
+
+
 def test_parallel_is_the_worst_part():
     mu = 1.0  # Laplace(1): δ(ε) = 1 − e^{(ε − 1)/2} for ε < 1
     result = account(m.Parallel([m.Gaussian(2.0), m.Laplace(1.0), m.PureDP(0.2)]))

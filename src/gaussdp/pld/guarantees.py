@@ -73,6 +73,7 @@ if TYPE_CHECKING:
 __all__ = [
     "GROUP_CAVEAT",
     "HANDLED",
+    "PARALLEL_CAVEAT",
     "base_loss",
     "dominating_losses",
     "expand_group",
@@ -86,6 +87,12 @@ GROUP_CAVEAT = (
     "group privacy of a mechanism without an exact group pair is bounded from above by "
     "Dong, Roth & Su 2022, Theorem 2.14 (1 - (1 - f)^k), not from below: its lower bounds "
     "leave the group out"
+)
+
+#: What the bounds of a Parallel are, said with every accounting.
+PARALLEL_CAVEAT = (
+    "parallel parts are accounted from their parts' upper-bound curves (the worst part): "
+    "its lower bounds leave the parallel part out"
 )
 
 #: Descriptions whose pairs this module provides.
@@ -471,7 +478,10 @@ def dominating_losses(
 
         parts = [tradeoff_of(part, neighbouring) for part in mechanism.mechanisms]
         pair = _pair_of_curve(curves.lower_envelope(parts))
-        return pair, pair
+        # The parts' curves are upper bounds (and the pair rounds them further down): a
+        # lower bound read from this pair would not be certified, so there is none.
+        bracket = BracketedLoss(upper=pair, lower=REVEALS_NOTHING, caveat=PARALLEL_CAVEAT)
+        return bracket, bracket
     raise InvalidParameterError(  # pragma: no cover - callers dispatch on HANDLED
         f"{type(mechanism).__name__} has no dominating pair here"
     )
