@@ -555,7 +555,9 @@ class PiecewiseLinear(TradeOff):
     def symmetrize(self) -> PiecewiseLinear:
         inverse = self.inverse()
         x, y = _geometry.pointwise_max(self.alphas, self.betas, inverse.alphas, inverse.betas)
-        return PiecewiseLinear._trusted(x, y)
+        # Snapped as every curve is (coordinates below 1e-300 to 0) so that the result is
+        # its own inverse: a vertex at α below 1e-300 would otherwise be one only at β.
+        return PiecewiseLinear._from_vertices(x, y)
 
     def privacy_loss(self) -> tuple[np.ndarray, np.ndarray, float]:
         """The discrete pair behind this curve, as a privacy-loss distribution.
