@@ -416,6 +416,10 @@ TILT_FROM_COMPOSITIONS = 10_000
 _TILT_TAIL = 1e-10
 #: The tail level at which the tilted computation is centred by default (public name).
 DEFAULT_TILT_TAIL = _TILT_TAIL
+#: P-mass a tilted composition may lose (to +∞: every δ carries it), as a share of the
+#: tail level it is centred at, and at most this share of the floor asked for.
+_TILTED_DROP_SHARE = 1e-9
+_FLOOR_DROP_SHARE = 1e-5
 #: Tilted mass a tilted row may wrap onto the entries it is read at, as a share of
 #: its rounding allowance (see :func:`_tilted_composition`).
 _TILTED_WRAP_SHARE = 1e-3
@@ -537,14 +541,71 @@ def window(rows: np.ndarray, low: int, keep: int) -> np.ndarray:
     return rows
 
 
+def _tail_index(masses: np.ndarray, tail: float) -> int | None:
+    """The last index from which ``masses`` hold at least ``tail`` (None: they never do)."""
+    above = np.cumsum(masses[::-1])[::-1]
+    reached = np.flatnonzero(above >= tail)
+    return int(reached[-1]) if reached.size else None
+
+
+def saddle(terms, index: float, scale: float, tolerance: float = 0.02) -> tuple[float, bool]:
+    """(λ, inside) minimising the Chernoff exponent Σ c_i·log M_i(λ) − λ·index over λ > 0.
+
+    The saddle point of the Chernoff bound at relative sum index ``index``:
+    the tilt by this λ has its mean there, and the untilting factor
+    e^{log Π M^c − λ·index} that multiplies the rounding error read there is
+    the smallest any tilt makes it. Searched over [1e-4, 1e2]/``scale``;
+    ``inside`` is False where the minimum lies at an end of that range (the
+    index at or below the mean, or beyond any finite tail).
+    """
+
+    def exponent(log_lambda: float) -> float:
+        lam = math.exp(log_lambda)
+        total = sum(count * _log_mgf(log_p, idx, lam) for log_p, idx, count in terms)
+        return total - lam * index
+
+    bottom, top = math.log(1e-4 / scale), math.log(1e2 / scale)
+    _, log_lambda = _minimise(exponent, bottom, top, tolerance=tolerance)
+    inside = min(log_lambda - bottom, top - log_lambda) > 5 * tolerance
+    return math.exp(log_lambda), inside
+
+
+def _reachable(items: list[tuple[GridPLD, int]], budget: float) -> tuple[int, float]:
+    """The smallest relative index K whose atoms from K up hold at most ``budget``.
+
+    A composed sum that takes an atom at relative index k of any summand is
+    at least k, and the P-mass of the sums that take one at K or above is at
+    most Σ c_i·P_i(index ≥ K) (a union bound over the Σ c_i summands).
+    Returns (K, that bound, raised for rounding); (size, 0.0) if nothing is dropped.
+    """
+    longest = max(pld.p_masses.size for pld, _ in items)
+    union = np.zeros(longest + 1)
+    for pld, count in items:
+        tails = np.cumsum(pld.p_masses[::-1])[::-1]  # summed from the top: small ones first
+        union[: tails.size] += count * tails
+    kept = np.flatnonzero(union > budget)
+    reachable = int(kept[-1]) + 1 if kept.size else 0
+    dropped = float(union[reachable]) * (1.0 + 1e-9)
+    return max(reachable, 1), dropped if reachable < longest else 0.0
+
+
 def _tilted_composition(
-    items, plan: CompositionPlan, full: int, tail: float, scale: float, tilt_tail: float
+    items,
+    plan: CompositionPlan,
+    full: int,
+    tail: float,
+    scale: float,
+    tilt_tail: float,
+    drop: float,
 ):
     """The masses of a pessimistic composition computed plain below a switch, tilted above.
 
     Returns (masses from ``low``, switch index, λ, log Π M_i(λ)^{c_i}, the two
     FFT lengths, and a bound on the P-mass the windows lose). See
-    :func:`compose_many` for the construction; here, the windows:
+    :func:`compose_many` for the construction. Atoms of each row from the
+    relative index K up (:func:`_reachable`) are left out first, at most
+    ``drop``/2 of P-mass (lost); the plain row is composed first, and λ is
+    the saddle point where its upper tail is ``tilt_tail``. Then the windows:
 
     * the **plain row** is read at the sums [low, switch). Its window starts
       at ``low`` and is only as long as that and the following need: mass
@@ -560,28 +621,48 @@ def _tilted_composition(
       the top wraps onto the switch and is read there as at most that share
       of the rounding allowance carried at each entry (both are untilted by
       the same factor): an addition, again. Tilted mass below the switch
-      wraps to the top, read as e^{−λ·length} of its P-mass or less. The
-      P-mass of sums above the top, at most e^{log Π M^c − λ(top + 1)}, is
-      lost.
+      wraps to the top, read as e^{−λ·length} of its P-mass or less (at most
+      ``drop``/2: the length is at least −log(drop/2)/λ). The P-mass of sums
+      above the top, at most e^{log Π M^c − λ(top + 1)} ≤ ``drop``/2, is lost.
     """
     terms = _log_terms(items)
-    _, lam = _chernoff_cut(terms, math.log(tilt_tail), scale, +1, tolerance=0.05)
-    tilt = Tilt.of(items, lam, full, lambda n, at: _log_mgf(terms[n][0], terms[n][1], at))
-    lam, log_mgfs, log_total = tilt.lam, list(tilt.log_mgfs), tilt.log_total
     low = plan.low
-    switch = min(max(math.ceil(log_total / lam), low), full)  # relative sum index r_c
-    # The plain row: up to the switch, and far enough that wrapped mass lands below loss 0.
+    # The plain row: up to the switch, and far enough that wrapped mass lands below loss 0
+    # (computed first: where its upper tail reaches ``tilt_tail`` is where the tilt is
+    # centred).
     wrap_cut, _ = _chernoff_cut(terms, math.log(tail), scale, +1)
     zero = -sum(count * pld.offset for pld, count in items)  # relative index of loss 0
     lost = plan.below
-    masses = np.empty(0)
-    plain_length = 0
-    if switch > low:
-        plain_top = max(switch - 1, math.ceil(wrap_cut) - max(zero - low, 0))
-        plain_length = next_fast_len(min(plain_top, full - 1) - low + 1, real=True)
-        shortest = next_fast_len(switch - low, real=True)
-        plain_length = max(min(plain_length, plan.length), shortest)
-        masses = _compose_row(items, lambda _, pld: pld.p_masses, plain_length, low, switch - low)
+    # Atoms from ``reachable`` up, which hold at most drop/2 of every composed P-mass,
+    # are dropped (counted in ``lost``): under the tilt they would weigh most.
+    reachable, dropped = _reachable(items, 0.5 * drop)
+    if dropped > 0.0:
+        items = [(replace(pld, p_masses=pld.p_masses[:reachable]), c) for pld, c in items]
+        terms = _log_terms(items)
+        lost += dropped
+    plain_top = min(max(math.ceil(wrap_cut) - max(zero - low, 0), low), full - 1)
+    plain_length = max(min(next_fast_len(plain_top - low + 1, real=True), plan.length), 1)
+    plain = _compose_row(
+        items, lambda _, pld: pld.p_masses, plain_length, low, min(plain_length, full - low)
+    )
+    # Where the row reaches the Chernoff bound's cut (which lies above the true one), the
+    # tilt is centred where the row's tail is ``tilt_tail``; its λ is then at most the
+    # Chernoff bound's, which also serves where rounding noise in the row hides the tail.
+    chernoff_cut, lam = _chernoff_cut(terms, math.log(tilt_tail), scale, +1, tolerance=0.05)
+    centre = _tail_index(plain, tilt_tail)
+    if chernoff_cut <= low + plain.size - 1 and centre is not None:
+        centred, inside = saddle(terms, low + centre, scale, tolerance=0.05)
+        lam = min(centred, lam) if inside else lam
+    tilt = Tilt.of(items, lam, full, lambda n, at: _log_mgf(terms[n][0], terms[n][1], at))
+    lam, log_mgfs, log_total = tilt.lam, list(tilt.log_mgfs), tilt.log_total
+    switch = min(max(math.ceil(log_total / lam), low), full)  # relative sum index r_c
+    if switch - low > plain.size:  # the switch lies beyond the row's window: a longer one
+        plain_length = next_fast_len(switch - low, real=True)
+        plain = _compose_row(items, lambda _, pld: pld.p_masses, plain_length, low, switch - low)
+    masses = plain[: max(switch - low, 0)]
+    if switch <= low:
+        plain_length = 0
+    del plain
     tilted_length = 0
     if switch < full:
         tilted_terms = _log_terms(items, lam, log_mgfs)
@@ -589,7 +670,9 @@ def _tilted_composition(
         spare = _TILTED_WRAP_SHARE * rounding_allowance(plan.length, total_count)
         tilted_cut, _ = _chernoff_cut(tilted_terms, math.log(max(spare, tail)), scale, +1)
         top = min(math.ceil(tilted_cut), full - 1)
-        needed = max(top - switch + 1, math.ceil(-math.log(tail) / lam), 1)
+        # Long enough that P-mass below the switch, wrapped to the top at e^{−λ·length},
+        # adds at most drop/2 there, and that the P-mass above the top is at most that.
+        needed = max(top - switch + 1, math.ceil(-math.log(0.5 * drop) / lam), 1)
         tilted_length = next_fast_len(needed, real=True)
         top = switch + tilted_length - 1
         if top < full - 1:
@@ -627,8 +710,12 @@ def compose_many(
     for long runs is not small next to a δ of 1e-8. So from
     :data:`TILT_FROM_COMPOSITIONS` compositions on, the pessimistic masses
     are also composed exponentially tilted — p̃_k = p_k·e^{λk}/M(λ), whose
-    composition is P(r)·e^{λr}/Π M_i(λ)^{c_i} exactly — with λ centred where
-    the upper tail is about 1e-10. Untilting multiplies the rounding error by
+    composition is P(r)·e^{λr}/Π M_i(λ)^{c_i} exactly — with λ the saddle
+    point (:func:`saddle`) at the sum where the plain row's upper tail is
+    about 1e-10, at most the λ of the Chernoff bound's cut there. Each
+    mechanism's atoms that only make sums of negligible P-mass are left out
+    first (:func:`_reachable`; at most :data:`_TILTED_DROP_SHARE` of that
+    tail, carried in ``slack``). Untilting multiplies the rounding error by
     e^{log Π M^c − λr}, which is below 1 above the switch index
     r_c = ⌈log Π M^c / λ⌉: atoms from r_c up are taken from the tilted
     result, where the rounding error becomes relative, those below from the
@@ -684,8 +771,12 @@ def compose_many(
             index = np.arange(weights.size)
             mean = float(np.sum(index * weights))
             variance += count * float(np.sum((index - mean) ** 2 * weights))
+        tilt_tail = tilt_tail or _TILT_TAIL
+        drop = _TILTED_DROP_SHARE * tilt_tail
+        if floor:
+            drop = min(drop, _FLOOR_DROP_SHARE * floor)
         masses, switch, lam, log_total, lengths, lost = _tilted_composition(
-            items, plan, full, tail, max(math.sqrt(variance), 1.0), tilt_tail or _TILT_TAIL
+            items, plan, full, tail, max(math.sqrt(variance), 1.0), tilt_tail, max(drop, tail)
         )
         allowance = rounding_allowance(max(lengths), total_count)
         slack_at_cut = allowance * math.exp(min(log_total - lam * switch, 0.0))

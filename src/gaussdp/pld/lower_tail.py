@@ -49,7 +49,7 @@ their certified relative error, as the profiles' are.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -61,8 +61,9 @@ from gaussdp.pld.composition import (
     _chernoff_cut,
     _compose_row,
     _log_mgf,
-    _minimise,
+    _reachable,
     rounding_allowance,
+    saddle,
 )
 from gaussdp.pld.grid import GridPLD
 from gaussdp.pld.query import Lattice
@@ -71,6 +72,8 @@ __all__ = ["LowerTail", "compose_lower_tail"]
 
 # Relative margin by which a solved ε is moved down (the closed form's rounding).
 _ROUNDING = 1e-12
+# P-mass the rows may leave out (their highest atoms), as a share of tolerance·δ.
+_DROP_SHARE = 1e-3
 # The window starts this far (in nats, or 64 atoms if more) below the queried loss.
 _START_MARGIN = 0.05
 
@@ -88,7 +91,10 @@ class LowerTail:
     window's start:
 
         a_i = tail_p[i]·(1 − relative_p) − error_p·e^{−decay_p·i} − below,
-        b_i·e^{−q_scale} = tail_q[i]·(1 + relative_q) + error_q·e^{−decay_q·i}.
+        b_i·e^{−q_scale} = tail_q[i]·(1 + relative_q) + error_q·e^{−decay_q·i} + dropped_q,
+
+    ``dropped_q`` the Q-mass of the atoms left out of the rows (times
+    e^{−q_scale}; :func:`_truncated`).
     """
 
     losses: Lattice
@@ -103,6 +109,7 @@ class LowerTail:
     error_q: float
     decay_q: float
     infinity_mass: float
+    dropped_q: float = 0.0
 
     @cached_property
     def _certified(self) -> tuple[np.ndarray, np.ndarray]:
@@ -110,7 +117,7 @@ class LowerTail:
         a = self.tail_p * (1.0 - self.relative_p)
         a -= self.error_p * np.exp(-self.decay_p * index) + self.below
         b = self.tail_q * (1.0 + self.relative_q)
-        b += self.error_q * np.exp(-self.decay_q * index)
+        b += self.error_q * np.exp(-self.decay_q * index) + self.dropped_q
         return a, b
 
     def _bounds(self, certified: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -147,21 +154,6 @@ class LowerTail:
         ratio = float(np.max(excess[usable] / b[usable]))
         value = max(math.log(ratio) - self.q_scale, 0.0)
         return value - _ROUNDING * max(value, 1e-3) if value > 0.0 else value
-
-
-def _saddle(terms, index: float, scale: float) -> tuple[float, float]:
-    """(λ, log Π M_i(λ)^{c_i}) minimising the Chernoff exponent log Π M^c − λ·index, λ > 0."""
-
-    def exponent(log_lambda: float) -> float:
-        lam = math.exp(log_lambda)
-        total = sum(count * _log_mgf(log_p, idx, lam) for log_p, idx, count in terms)
-        return total - lam * index
-
-    _, log_lambda = _minimise(
-        exponent, math.log(1e-4 / scale), math.log(1e2 / scale), tolerance=0.02
-    )
-    lam = math.exp(log_lambda)
-    return lam, sum(count * _log_mgf(log_p, idx, lam) for log_p, idx, count in terms)
 
 
 def _row_terms(rows: list[np.ndarray], counts: list[int]):
@@ -206,6 +198,7 @@ def compose_lower_tail(
     if first.is_pessimistic:
         raise ValueError("a lower tail is composed from optimistic (binned) distributions")
     spacing = first.spacing
+    items, dropped_q = _truncated(items, _DROP_SHARE * tolerance * delta)
     counts = [count for _, count in items]
     offset = sum(count * pld.offset for pld, count in items)
     full = sum(count * (pld.p_masses.size - 1) for pld, count in items) + 1
@@ -213,7 +206,7 @@ def compose_lower_tail(
     q_terms = _row_terms([pld.tilted_q_masses for pld, _ in items], counts)
     scale = _variance_scale(p_terms)
     target = epsilon / spacing - offset  # relative index of the queried loss
-    lam, _ = _saddle(p_terms, target, scale)
+    lam, _ = saddle(p_terms, target, scale)
     # Exactly representable exponents (Tilt): λ, and log M for either row.
     tilt_p = Tilt.of(items, lam, full, lambda n, at: _log_mgf(p_terms[n][0], p_terms[n][1], at))
     lam = tilt_p.lam
@@ -286,7 +279,41 @@ def compose_lower_tail(
         error_q=allowance,
         decay_q=lam + spacing,
         infinity_mass=_infinity_mass(items),
+        dropped_q=math.exp(math.log(dropped_q) - q_scale) if dropped_q > 0.0 else 0.0,
     )
+
+
+def _truncated(items: list[tuple[GridPLD, int]], budget: float):
+    """The distributions without their atoms at relative indices from K up, and a Q bound.
+
+    K is the smallest index whose atoms hold at most ``budget`` of every
+    composed P-mass (:func:`gaussdp.pld.composition._reachable`). Dropping
+    P-mass only lowers every a_r, by at most ``budget`` (sums that took such
+    an atom); under the tilt these atoms would weigh most, and their tilted
+    copies would need a window many steps long. Q-mass dropped would lower
+    b_r, which must stay an upper bound: the Q-mass of the sums that took
+    one, at most Σ c_i·Q_i(index ≥ K), is returned to be added to every b_r.
+    """
+    reachable, dropped = _reachable(items, budget)
+    if dropped == 0.0:
+        return items, 0.0
+    dropped_q = 0.0
+    for pld, count in items:
+        losses = (pld.offset + np.arange(reachable, pld.p_masses.size)) * pld.spacing
+        q_masses = pld.tilted_q_masses[reachable:] * np.exp(-losses)
+        dropped_q += count * math.fsum(q_masses)
+    truncated = [
+        (
+            replace(
+                pld,
+                p_masses=pld.p_masses[:reachable],
+                tilted_q_masses=pld.tilted_q_masses[:reachable],
+            ),
+            count,
+        )
+        for pld, count in items
+    ]
+    return truncated, dropped_q * (1.0 + 1e-9)
 
 
 def _infinity_mass(items: list[tuple[GridPLD, int]]) -> float:
