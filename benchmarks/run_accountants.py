@@ -359,8 +359,7 @@ def _measure(accountant: str, workload: Workload, args) -> dict:
         "--reference-accuracy",
         str(args.reference_accuracy),
     ]
-    env = dict(os.environ)
-    env["PYTHONWARNINGS"] = "ignore"
+    env = child_environment(PYTHONWARNINGS="ignore")
     started = time.perf_counter()
     try:
         done = subprocess.run(
@@ -464,6 +463,29 @@ def _versions() -> dict[str, str]:
         state = "not a git checkout"
     result["gaussdp"] += f" (imported from {source}, {state})"
     return result
+
+
+def child_environment(**extra: str) -> dict[str, str]:
+    """The environment of a timed child: bytecode cached, as an installation has it.
+
+    pip compiles an installed package's bytecode (dp_accounting's, prv_accountant's,
+    numpy's); gaussdp timed from a source tree under PYTHONDONTWRITEBYTECODE would
+    instead compile every module it imports lazily inside the timed work (about 40 ms
+    on a small report). :func:`compile_gaussdp` writes its cache before any timing.
+    """
+    env = dict(os.environ, **extra)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def compile_gaussdp() -> None:
+    """Write the bytecode of the gaussdp the children import (PYTHONPATH included)."""
+    import compileall
+    import importlib.util
+
+    spec = importlib.util.find_spec("gaussdp")
+    if spec is not None and spec.origin is not None:
+        compileall.compile_dir(str(Path(spec.origin).parent), quiet=1)
 
 
 def _machine() -> dict[str, str]:
@@ -971,6 +993,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     accountants = [a for a in ACCOUNTANTS if a not in args.skip]
+    compile_gaussdp()
     args.meta = {"machine": _machine(), "versions": _versions()}
     if "gaussdp" in accountants:
         try:

@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run_accountants import _machine, _versions
+from run_accountants import _machine, _versions, child_environment
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUTPUT = ROOT / "docs" / "benchmarks-startup.md"
@@ -91,16 +91,9 @@ LABELS = {
 
 
 def _environment() -> dict[str, str]:
-    """The commands' environment: warnings off, and bytecode cached.
-
-    An installed package has its bytecode compiled (pip compiles it at install, as
-    numpy's and scipy's are); a source tree under PYTHONDONTWRITEBYTECODE would be
-    compiled at every import instead (about 40 ms for gaussdp), so the warm-up run
-    writes its cache as an installation would have it.
-    """
-    env = dict(os.environ, PYTHONWARNINGS="ignore")
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
+    """The commands' environment: warnings off, and bytecode cached (the warm-up run
+    writes gaussdp's cache as an installation would have it; ``child_environment``)."""
+    return child_environment(PYTHONWARNINGS="ignore")
 
 
 def run_once(command: list[str]) -> dict:
