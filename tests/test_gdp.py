@@ -43,6 +43,17 @@ def test_delta_matches_mpmath(mu, epsilon):
         assert 0.0 <= value <= 1e-300
 
 
+def test_the_profile_of_one_point_matches_mpmath_beyond_underflow():
+    # the root searches of epsilon() and mu() evaluate log δ one float at a time, by the
+    # same branches as the array path; checked against mpmath where δ underflows too
+    for mu, epsilon in _sampled_profile_points(120) + [(1.0, 50.0), (3.0, 500.0)]:
+        reference = references.gaussian_delta(mu, epsilon)
+        if reference == 0:
+            continue
+        value = gdp._log_delta_of_floats(mu, epsilon)
+        assert value == pytest.approx(float(mpmath.log(reference)), rel=1e-10, abs=1e-12)
+
+
 def test_delta_underflows_to_zero_not_nan():
     values = gdp.delta(0.1, np.array([10.0, 100.0, 1000.0]))
     assert np.all(values == 0.0)

@@ -188,6 +188,37 @@ def mills_ratio_difference(t, h):
     return np.maximum(out, 0.0)
 
 
+def mills_ratio_difference_of_floats(t: float, h: float) -> float:
+    """:func:`mills_ratio_difference` for one pair of floats, by the same three branches.
+
+    The root searches of :mod:`gaussdp.gdp` evaluate the profile one point at
+    a time; without array masks and copies this is about 20 times faster.
+    """
+    if t >= _SERIES_THRESHOLD:
+        log_ratio = math.log1p(h / t)
+        total = 0.0
+        coefficient = 1.0  # (2k - 1)!!, with (-1)!! = 1
+        for k in range(_SERIES_TERMS):
+            n = 2 * k + 1
+            term = coefficient * t ** (-float(n)) * -math.expm1(-n * log_ratio)
+            total = total + term if k % 2 == 0 else total - term
+            coefficient *= n
+    elif h < _TAYLOR_STEP:
+        previous = SQRT_HALF_PI * float(special.erfcx(_SQRT_HALF * t))
+        current = t * previous - 1.0
+        total = 0.0
+        power = 1.0
+        for n in range(1, _TAYLOR_TERMS + 1):
+            power = power * h / n
+            total = total - current * power
+            previous, current = current, t * current + n * previous
+    else:
+        total = SQRT_HALF_PI * float(
+            special.erfcx(_SQRT_HALF * t) - special.erfcx(_SQRT_HALF * (t + h))
+        )
+    return max(total, 0.0)
+
+
 # ---------------------------------------------------------------------------
 # Log-space arithmetic
 # ---------------------------------------------------------------------------

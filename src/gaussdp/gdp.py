@@ -33,8 +33,10 @@ import numpy as np
 from scipy import special
 
 from gaussdp._numerics import (
+    LOG_SQRT_2PI,
     expand_bracket,
     mills_ratio_difference,
+    mills_ratio_difference_of_floats,
     monotone_root,
     normal_log_pdf,
     normal_quantile_from_log,
@@ -100,6 +102,23 @@ def _log_delta_finite(mu: np.ndarray, epsilon: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore"):
             out[tail] = normal_log_pdf(at) + np.log(mills_ratio_difference(tt, mt))
     return out
+
+
+def _log_delta_of_floats(mu: float, epsilon: float) -> float:
+    """:func:`_log_delta_finite` for one (μ, ε), by the same branches (root searches)."""
+    a = 0.5 * mu - epsilon / mu
+    if a >= 0.0:  # ε ≤ μ²/2: the head, as in _log_delta_finite
+        b = a - mu
+        value = 0.5 * math.erf(a * _SQRT_HALF) + 0.5 * math.erf(-b * _SQRT_HALF)
+        if epsilon < 1.0:
+            value -= math.expm1(epsilon) * float(special.ndtr(b))
+        else:
+            value -= math.exp(epsilon + float(special.log_ndtr(b))) - float(special.ndtr(b))
+        return math.log(value) if value > 0.0 else -_INF
+    difference = mills_ratio_difference_of_floats(-a, mu)
+    if difference <= 0.0:
+        return -_INF
+    return -0.5 * a * a - LOG_SQRT_2PI + math.log(difference)
 
 
 def log_delta(mu, epsilon):
@@ -176,10 +195,9 @@ def _epsilon_scalar(mu_value: float, delta_value: float) -> float:
     # Solve against δ·(1 − 1e-11): the computed profile is within 1e-11 of the
     # exact one (measured ≤ 1e-12 against mpmath), so the exact δ_μ(ε) ≤ δ too.
     target = math.log(delta_value) + math.log1p(-_PROFILE_RELATIVE_ERROR)
-    mu_array = np.array([mu_value])
 
     def excess(eps: float) -> float:  # decreasing in ε
-        return float(_log_delta_finite(mu_array, np.array([eps]))[0]) - target
+        return _log_delta_of_floats(mu_value, eps) - target
 
     if excess(0.0) <= 0.0:
         return 0.0
@@ -231,10 +249,9 @@ def _mu_scalar(epsilon_value: float, delta_value: float) -> float:
     if delta_value >= 1.0 or math.isinf(epsilon_value):
         return _INF
     target = math.log(delta_value)
-    epsilon_array = np.array([epsilon_value])
 
     def excess(mu_value: float) -> float:  # increasing in μ
-        return float(_log_delta_finite(np.array([mu_value]), epsilon_array)[0]) - target
+        return _log_delta_of_floats(mu_value, epsilon_value) - target
 
     # At μ₀ = z + √(z² + 2ε) = 2ε/(√(z² + 2ε) − z), z = Φ⁻¹(δ) < 0, the first term
     # Φ(μ/2 − ε/μ) of the profile equals δ, so δ_μ₀(ε) < δ: μ₀ is below the root.
