@@ -46,7 +46,7 @@ def test_delta_matches_mpmath(mu, epsilon):
 def test_the_profile_of_one_point_matches_mpmath_beyond_underflow():
     # the root searches of epsilon() and mu() evaluate log δ one float at a time, by the
     # same branches as the array path; checked against mpmath where δ underflows too
-    for mu, epsilon in _sampled_profile_points(120) + [(1.0, 50.0), (3.0, 500.0)]:
+    for mu, epsilon in [*_sampled_profile_points(120), (1.0, 50.0), (3.0, 500.0)]:
         reference = references.gaussian_delta(mu, epsilon)
         if reference == 0:
             continue

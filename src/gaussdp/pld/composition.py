@@ -640,15 +640,21 @@ def _tilted_composition(
         items = [(replace(pld, p_masses=pld.p_masses[:reachable]), c) for pld, c in items]
         terms = _log_terms(items)
         lost += dropped
+    # λ is at most the Chernoff bound's at ``tilt_tail`` (its cut lies above the true one),
+    # so the switch log Π M^c/λ, which grows with λ, is at most that λ's: the row reaches it.
+    chernoff_cut, lam = _chernoff_cut(terms, math.log(tilt_tail), scale, +1, tolerance=0.05)
+    log_total = sum(count * _log_mgf(log_p, index, lam) for log_p, index, count in terms)
+    highest_switch = min(max(math.ceil(log_total / lam), low), full)
     plain_top = min(max(math.ceil(wrap_cut) - max(zero - low, 0), low), full - 1)
-    plain_length = max(min(next_fast_len(plain_top - low + 1, real=True), plan.length), 1)
+    plain_length = max(
+        min(next_fast_len(plain_top - low + 1, real=True), plan.length),
+        next_fast_len(max(highest_switch - low, 1), real=True),
+    )
     plain = _compose_row(
         items, lambda _, pld: pld.p_masses, plain_length, low, min(plain_length, full - low)
     )
-    # Where the row reaches the Chernoff bound's cut (which lies above the true one), the
-    # tilt is centred where the row's tail is ``tilt_tail``; its λ is then at most the
-    # Chernoff bound's, which also serves where rounding noise in the row hides the tail.
-    chernoff_cut, lam = _chernoff_cut(terms, math.log(tilt_tail), scale, +1, tolerance=0.05)
+    # Where the row reaches the Chernoff bound's cut, the tilt is centred where the row's
+    # tail is ``tilt_tail`` (the Chernoff λ serves where rounding noise hides the tail).
     centre = _tail_index(plain, tilt_tail)
     if chernoff_cut <= low + plain.size - 1 and centre is not None:
         centred, inside = saddle(terms, low + centre, scale, tolerance=0.05)
