@@ -136,6 +136,42 @@ def test_rdp_curve_against_mpmath():
     assert zcdp_tradeoff(0.5).beta(0.0) == pytest.approx(1.0, abs=1e-12)
 
 
+def test_rdp_lower_bounds_read_a_curve_above_the_exact_one():
+    # The lower bounds read the chords of attained points (above the class's curve,
+    # which is convex); they once read the same tangent curve as the upper bounds,
+    # which lies below it: a lower bound above the truth, by the discretisation.
+    from gaussdp.pld.guarantees import _rdp_tradeoff_cached
+
+    constraints = [(2.0, 0.3), (8.0, 1.0)]
+    optimistic = _rdp_tradeoff_cached((2.0, 8.0), (0.3, 1.0), True)
+    for x in (1e-12, 3.3e-9, 1e-6, 2.2e-4, 1e-3, 0.05, 0.17, 0.3, 0.7):
+        exact = exact_rdp_tpr(x, constraints)
+        assert 1 - float(optimistic.beta(x)) <= exact * (1 + 1e-12) + 1e-15
+        assert 1 - float(optimistic.beta(x)) == pytest.approx(exact, rel=1e-3, abs=1e-12)
+
+
+@pytest.mark.parametrize("delta", [1e-3, 1e-5, 1e-9])
+def test_zcdp_lower_bound_is_below_the_class_curve_computed_finer(delta, monkeypatch):
+    # the class's ε is at most what its tangent curve gives on a 4-times finer grid of
+    # false-positive rates; the lower bound was above it (4.728395 against 4.728388 at
+    # δ = 1e-5 for ρ = 0.5), read from the coarser tangent curve itself
+    from gaussdp.pld import guarantees
+
+    lower, upper = account(m.ZCDP(0.5)).epsilon_bounds(delta)
+    assert lower >= epsilon_of(1.0, delta)  # the Gaussian of μ = √(2ρ) is in the class
+    grid = guarantees._log_fpr_grid()
+    finer = np.sort(
+        np.concatenate([grid, *(t * grid[1:] + (1 - t) * grid[:-1] for t in (0.25, 0.5, 0.75))])
+    )
+    monkeypatch.setattr(guarantees, "_log_fpr_grid", lambda: finer)
+    guarantees._zcdp_tradeoff_cached.cache_clear()
+    try:
+        fine_upper = float(guarantees.zcdp_tradeoff(0.5).epsilon(delta))
+    finally:
+        guarantees._zcdp_tradeoff_cached.cache_clear()
+    assert lower <= fine_upper <= upper
+
+
 # --------------------------------------------------------------------------- Profile, NoiseEquation
 
 
@@ -143,6 +179,18 @@ def test_profile_of_a_gaussian():
     result = account(m.Profile(lambda eps: gdp.delta(1.0, eps)))
     exact = epsilon_of(1.0, 1e-5)
     assert exact <= result.epsilon(1e-5) <= exact * (1 + 1e-4)
+
+
+@pytest.mark.parametrize("delta", [1e-5, 1e-9, 1e-14])
+def test_profile_bounds_bracket_the_exact_epsilon(delta):
+    # the lower bounds read a curve above the exact one (the profile is convex in e^ε:
+    # secants bound it between its grid points); they read the upper bounds' curve once,
+    # and were above the exact ε: 6.173969 against 6.173935 at 1e-9, 7.9037 against
+    # 7.8687 at 1e-14
+    lower, upper = account(m.Profile(lambda eps: gdp.delta(1.0, eps))).epsilon_bounds(delta)
+    exact = epsilon_of(1.0, delta)
+    assert lower <= exact <= upper
+    assert upper - lower <= 0.01 * exact
 
 
 def test_noise_equation_between_truth_and_claim():

@@ -42,10 +42,23 @@ guarantee, and the curve of all of them
 orders (for ZCDP, ε_α = ρα on 1 + 10^[-3, 3.5]) only removes constraints,
 which again lowers the curve. A relative margin of 1e-9 on every δ covers
 the rounding of the tangent construction.
+
+**The lower bounds** read a curve above the exact one, so that they stay
+certified too (:func:`dominating_losses` returns a
+:class:`~gaussdp.pld.losses.BracketedLoss`): for ZCDP and RenyiDP the chords
+of the attained points (the feasible end of each bisection; the exact curve
+is convex, so it lies below the upper concave hull of attained TPRs,
+:func:`_chord_pairs`), for Profile and NoiseEquation the lines of the
+profile at its grid and at the crossings of its secants
+(:func:`_optimistic_profile_curve`). For ZCDP the attained points are those
+of the best order the golden-section search finds, which is within its
+convergence (about 1e-8 in log(α − 1)) of the best one. A subsampled
+guarantee (its pair read through :func:`base_loss`) keeps the one pair.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from functools import lru_cache
@@ -101,8 +114,11 @@ _CURVE_GUARANTEES = (m.ZCDP, m.RenyiDP, m.Profile, m.NoiseEquation)
 
 # Golden-section steps of the search for the best order of a ZCDP bound.
 _GOLDEN_STEPS = 40
-# Relative margin added to every δ of the tangent construction.
+# Relative margin added to every δ of the tangent construction (taken off the chords').
 _DELTA_MARGIN = 1e-9
+# Relative margin taken off every attained TPR of the chords (the constraint's rounding:
+# about 1e-15 in log g, at most α times that in log t).
+_OPTIMISTIC_MARGIN = 1e-12
 _BISECTION_STEPS = 64
 
 
@@ -115,12 +131,13 @@ def _log_fpr_grid() -> np.ndarray:
     return np.concatenate([far, tail, middle, top])
 
 
-def _solve_log_t(log_x, log_not_x, alpha, bound):
+def _solve_log_t(log_x, log_not_x, alpha, bound, feasible: bool = False):
     """log t*: the largest TPR allowed at FPR x by D_α ≤ bound/(α − 1) (infeasible end).
 
     All arguments broadcast together. Bisection in log t on [log x, 0], keeping
     the end where the constraint fails (t too large), so 1 − t is a lower bound
-    on the curve.
+    on the curve; with ``feasible``, the other end (an attained TPR: 1 − t an
+    upper bound on the curve, up to the rounding of the constraint).
     """
 
     def excess(log_t):
@@ -138,7 +155,7 @@ def _solve_log_t(log_x, log_not_x, alpha, bound):
         over = excess(middle) > 0.0
         high = np.where(over, middle, high)
         low = np.where(over, low, middle)
-    return np.where(feasible_at_one, 0.0, high)
+    return np.where(feasible_at_one, 0.0, low if feasible else high)
 
 
 def _best_over_orders(log_x, log_not_x, orders, epsilons):
@@ -205,17 +222,76 @@ def _tangent_pairs(log_x, log_not_x, log_t, alpha, epsilon_alpha) -> np.ndarray:
     return pairs[np.isfinite(pairs).all(axis=1)]
 
 
-def _rdp_pairs(orders: np.ndarray, epsilons: np.ndarray) -> np.ndarray:
+def _log_slope(log_x0, log_t0, log_x1, log_t1) -> float:
+    """log((t₁ − t₀)/(x₁ − x₀)) for x₀ < x₁, t₀ < t₁ (−∞ logs: the origin)."""
+    rise = log_t1 + (float(log1m_exp(log_t0 - log_t1)) if log_t0 > -np.inf else 0.0)
+    run = log_x1 + (float(log1m_exp(log_x0 - log_x1)) if log_x0 > -np.inf else 0.0)
+    return rise - run
+
+
+def _chord_pairs(log_x, log_t) -> np.ndarray:
+    """(ε, δ) of the chords of the concave hull of attained points (x_i, t_i), and (0, 0).
+
+    Each t_i·(1 − 1e-12) is attained (feasible for every constraint: the
+    margin covers their rounding), so t* ≥ t_i, and t* = 1 − f is concave:
+    t* lies above the smallest concave function above the points, their
+    upper concave hull. In β = 1 − t the hull's curve is an upper bound on
+    the class's curve f (optimistic), and, being convex, the maximum of its
+    pieces' lines: each is a line 1 − δ − e^ε α with δ ≥ 0 (the hull starts
+    at the origin), and max_i f_{ε_i,δ_i} adds their reflections, above f
+    too as f is symmetric. Slopes are compared in log space, so that TPRs
+    far below an ulp of 1 keep their digits.
+    """
+    log_t = log_t + math.log1p(-_OPTIMISTIC_MARGIN)
+    order = np.argsort(log_x, kind="stable")
+    points = [(-np.inf, -np.inf)]  # the origin: t* ≥ 0 at x = 0
+    for lx, lt in zip(log_x[order].tolist(), log_t[order].tolist(), strict=True):
+        if lt <= points[-1][1] or lx <= points[-1][0]:
+            continue  # no rise: the hull does not need it (t* rises through it)
+        while len(points) >= 2 and _log_slope(*points[-2], *points[-1]) <= _log_slope(
+            *points[-1], lx, lt
+        ):
+            points.pop()
+        points.append((lx, lt))
+    pairs = []
+    for (lx0, lt0), (lx1, lt1) in itertools.pairwise(points):
+        epsilon = _log_slope(lx0, lt0, lx1, lt1)
+        # δ = t₀ − e^ε x₀ (the line at α = 0), ≥ 0 on a concave hull from the origin
+        if lt0 == -np.inf:
+            delta = 0.0
+        else:
+            gap = min(epsilon + lx0 - lt0, 0.0)
+            delta = math.exp(lt0 + float(log1m_exp(gap))) if gap < 0.0 else 0.0
+        delta *= 1.0 - _DELTA_MARGIN
+        if epsilon < 0.0:  # slope in (−1, 0): the reflected line of the swapped order
+            epsilon = -epsilon
+            delta = (1.0 - (1.0 - delta) * math.exp(epsilon)) * (1.0 - _DELTA_MARGIN)
+        if math.isfinite(epsilon):
+            pairs.append((epsilon, min(max(delta, 0.0), 1.0)))
+    return np.array(pairs).reshape(-1, 2)
+
+
+def _rdp_pairs(orders: np.ndarray, epsilons: np.ndarray, optimistic: bool = False):
     log_x = _log_fpr_grid()
     log_not_x = np.log1p(-np.exp(log_x))
+    if optimistic:  # the feasible end at every order: attained by a member of the class
+        alpha = orders[:, None]
+        log_t = _solve_log_t(
+            log_x, log_not_x, alpha, (alpha - 1.0) * epsilons[:, None], feasible=True
+        )
+        return _chord_pairs(log_x, np.min(log_t, axis=0))
     best = _best_over_orders(log_x, log_not_x, orders, epsilons)
     return _tangent_pairs(log_x, log_not_x, *best)
 
 
-def _zcdp_pairs(rho: float) -> np.ndarray:
+def _zcdp_pairs(rho: float, optimistic: bool = False) -> np.ndarray:
     log_x = _log_fpr_grid()
     log_not_x = np.log1p(-np.exp(log_x))
     best = _best_zcdp(log_x, log_not_x, rho)
+    if optimistic:  # the feasible end at the best order found
+        _, alpha, epsilon_alpha = best
+        log_t = _solve_log_t(log_x, log_not_x, alpha, (alpha - 1.0) * epsilon_alpha, feasible=True)
+        return _chord_pairs(log_x, log_t)
     return _tangent_pairs(log_x, log_not_x, *best)
 
 
@@ -228,13 +304,15 @@ def _curve_of_pairs(pairs: np.ndarray):
 
 
 @lru_cache(maxsize=64)
-def _rdp_tradeoff_cached(orders: tuple[float, ...], epsilons: tuple[float, ...]):
-    return _curve_of_pairs(_rdp_pairs(np.asarray(orders), np.asarray(epsilons)))
+def _rdp_tradeoff_cached(
+    orders: tuple[float, ...], epsilons: tuple[float, ...], optimistic: bool = False
+):
+    return _curve_of_pairs(_rdp_pairs(np.asarray(orders), np.asarray(epsilons), optimistic))
 
 
 @lru_cache(maxsize=64)
-def _zcdp_tradeoff_cached(rho: float):
-    return _curve_of_pairs(_zcdp_pairs(rho))
+def _zcdp_tradeoff_cached(rho: float, optimistic: bool = False):
+    return _curve_of_pairs(_zcdp_pairs(rho, optimistic))
 
 
 def rdp_tradeoff(orders, epsilons):
@@ -399,25 +477,110 @@ def _pair_of_curve(curve) -> AtomicLoss:
     return AtomicLoss.from_atoms(losses, p, q, min(pair.infinity_mass + _BETA_ROUNDING, 1.0))
 
 
-def _curve_of_guarantee(mechanism: m.Mechanism):
+def _optimistic_pair_of_curve(curve) -> AtomicLoss:
+    """The pair of a piecewise-linear curve above the exact one, rounded the other way.
+
+    As :func:`_pair_of_curve`, but every atom's P-mass is lowered by 2.3e-16
+    (and P(+∞) with them), so that δ(ε) can only shrink: a pair dominated by
+    the mechanism's, for the lower bounds.
+    """
+    from gaussdp.curves.numerical import pair_of_curve
+
+    pair = pair_of_curve(curve)
+    if pair.losses.size == 0:
+        return pair
+    p = np.maximum(pair.p_masses - _BETA_ROUNDING, 0.0)
+    q = pair.q_masses
+    keep = (p > 0.0) & (q > 0.0)
+    losses = np.log(p[keep]) - np.log(q[keep])
+    infinity = max(pair.infinity_mass - _BETA_ROUNDING, 0.0)
+    return AtomicLoss.from_atoms(losses, p[keep], q[keep], infinity)
+
+
+def _optimistic_profile_curve(profile, pessimistic):
+    """A curve above sup_ε f_{ε,δ(ε)}, from the ε at which ``pessimistic`` was built.
+
+    In s = e^ε every privacy profile δ(s) = E_P[(1 − s·e^{−L})_+] is convex
+    and non-increasing. So on [s_i, s_{i+1}] it lies above the secants of the
+    neighbouring intervals, extended, and above δ(s_{i+1}): above the
+    largest of those three lines, δ_low. For each α the exact curve there is
+    sup_s 1 − δ(s) − sα ≤ sup_s 1 − δ_low(s) − sα, a concave piecewise-linear
+    function of s whose maximum is at an end or a crossing of the lines: so
+    the curve of the pairs (log s, δ_low(s)) at the grid points and the
+    crossings, max f_{ε,δ} (symmetric, as the exact curve is), bounds it
+    from above (beyond the last point, δ ≥ 0 and the last secant). The ε are
+    those of ``pessimistic``'s segments (slopes −e^{±ε}), where
+    :func:`gaussdp.curves.from_profile` refined its grid.
+    """
+    from gaussdp import curves
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slopes = -np.diff(pessimistic.betas) / np.diff(pessimistic.alphas)
+        epsilons = np.abs(np.log(slopes[slopes > 0.0]))
+    # below e^ε's overflow (a profile there is 0 to double precision anyway)
+    epsilons = epsilons[np.isfinite(epsilons) & (epsilons < 700.0)]
+    epsilons = np.unique(np.concatenate(([0.0], epsilons)))
+    evaluate = profile.delta if hasattr(profile, "delta") else profile
+    deltas = np.asarray(evaluate(epsilons), dtype=float).reshape(epsilons.shape)
+    deltas = np.minimum.accumulate(deltas)  # a profile does not rise
+    s = np.exp(epsilons)
+    pairs = [np.column_stack([epsilons, deltas])]
+    n = s.size
+    # secant k through (s_k, δ_k), (s_{k+1}, δ_{k+1}): δ = a_k + b_k·s
+    b = np.diff(deltas) / np.diff(s)
+    a = deltas[:-1] - b * s[:-1]
+    for i in range(n - 1):  # the interval [s_i, s_{i+1}]
+        lines = [(deltas[i + 1], 0.0)]  # monotone: δ ≥ δ_{i+1}
+        if i >= 1:
+            lines.append((a[i - 1], b[i - 1]))  # the secant on the left, extended
+        if i + 2 <= n - 1:
+            lines.append((a[i + 1], b[i + 1]))  # the secant on the right, extended
+        points = [s[i], s[i + 1]]
+        for j, (a1, b1) in enumerate(lines):
+            for a2, b2 in lines[j + 1 :]:
+                if b1 != b2:
+                    crossing = (a2 - a1) / (b1 - b2)
+                    if s[i] < crossing < s[i + 1]:
+                        points.append(crossing)
+        points = np.array(points)
+        low = np.max([a_ + b_ * points for a_, b_ in lines], axis=0)
+        pairs.append(np.column_stack([np.log(points), low]))
+    if n >= 2 and b[-1] < 0.0:  # beyond the last point: the last secant, down to δ = 0
+        pairs.append(np.array([[math.log(-a[-1] / b[-1]), 0.0]]))
+    else:
+        pairs.append(np.array([[epsilons[-1], 0.0]]))
+    table = np.concatenate(pairs)
+    table[:, 1] = np.clip(table[:, 1] * (1.0 - _DELTA_MARGIN), 0.0, 1.0)
+    table = table[np.isfinite(table).all(axis=1) & (table[:, 0] >= 0.0)]
+    return curves.from_epsilon_deltas(table)
+
+
+def _curve_of_guarantee(mechanism: m.Mechanism, optimistic: bool = False):
+    """The guarantee's curve below the exact one (above it, with ``optimistic``)."""
     from gaussdp import curves
 
     if isinstance(mechanism, m.ZCDP):
+        if optimistic:
+            return _zcdp_tradeoff_cached(m.ZCDP(mechanism.rho).rho, True)
         return zcdp_tradeoff(mechanism.rho)
     if isinstance(mechanism, m.RenyiDP):
+        if optimistic:
+            return _rdp_tradeoff_cached(mechanism.orders, mechanism.epsilons, True)
         return rdp_tradeoff(mechanism.orders, mechanism.epsilons)
     if isinstance(mechanism, m.Profile):
-        return curves.from_profile(mechanism.delta)
-    if isinstance(mechanism, m.NoiseEquation):
+        profile = mechanism.delta
+    elif isinstance(mechanism, m.NoiseEquation):
         from gaussdp import gdpt
 
-        refined = gdpt.from_noise_equation(
+        profile = gdpt.from_noise_equation(
             mechanism.noise_fn, mechanism.sigma, log_delta=mechanism.log_delta
         )
-        return curves.from_profile(refined)
-    raise InvalidParameterError(  # pragma: no cover - callers dispatch on HANDLED
-        f"no curve for {type(mechanism).__name__}"
-    )
+    else:
+        raise InvalidParameterError(  # pragma: no cover - callers dispatch on HANDLED
+            f"no curve for {type(mechanism).__name__}"
+        )
+    pessimistic = curves.from_profile(profile)
+    return _optimistic_profile_curve(profile, pessimistic) if optimistic else pessimistic
 
 
 def base_loss(mechanism: m.Mechanism, factor: float) -> PrivacyLoss | None:
@@ -455,6 +618,13 @@ def dominating_losses(
     InvalidParameterError
         For a Group or Parallel leaf when no ``tradeoff_of`` is given.
     """
+    if isinstance(mechanism, _CURVE_GUARANTEES):
+        # The upper bounds read the curve below the exact one; the lower bounds one above
+        # it, so that both stay certified (not one pair rounded one way for both).
+        upper = _pair_of_curve(_curve_of_guarantee(mechanism))
+        lower = _optimistic_pair_of_curve(_curve_of_guarantee(mechanism, optimistic=True))
+        bracket = BracketedLoss(upper=upper, lower=lower)
+        return bracket, bracket
     loss = base_loss(mechanism, 1.0)
     if loss is not None:
         return loss, loss
