@@ -123,3 +123,30 @@ def test_the_accuracy_is_delivered_where_the_error_law_is_optimistic(monkeypatch
     assert (upper - lower) / upper <= A.DEFAULT_ACCURACY
     assert lower <= honest[1] and honest[0] <= upper  # both certified: the intervals meet
     assert any(key[0] == "grid" for key in accounting._guarantee._refined)
+
+
+def test_a_lower_tail_leaks_no_less_than_the_delta_it_serves(monkeypatch):
+    """The window of a lower tail is set by the smallest δ it serves, per decade of δ.
+
+    On a steep tail the upper bound at the top of the tail's bin of losses is far
+    below the δ asked (with the floor the report asks for, on σ = 1, q = 1e-5,
+    T = 10⁶: 3e-19 at ε = 0.125 against δ = 1e-9), and a window that lets in only
+    a share of that was six times as long as one for δ = 1e-9.
+    """
+    asked = []
+    compose = numerical.compose_lower_tail
+
+    def recorded(items, epsilon, delta, tolerance, longest=None):
+        asked.append(delta)
+        return compose(items, epsilon, delta, tolerance, longest)
+
+    monkeypatch.setattr(numerical, "compose_lower_tail", recorded)
+    accounting = g.account(g.DPSGD(1.0, 1e-4, 10_000), delta_floor=1e-19)
+    guarantee = accounting._guarantee
+    top = float(guarantee.upper[0].delta(np.array([0.25]))[0])
+    plain_lower = guarantee.epsilon_lower(1e-10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", g.AccuracyWarning)
+        lower, upper = accounting.epsilon_bounds(1e-10)
+    assert asked and min(asked) >= 1e-10 > 1e3 * top
+    assert plain_lower < lower <= upper  # the tail raised the lower bound

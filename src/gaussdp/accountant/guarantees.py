@@ -296,21 +296,29 @@ class ProfileGuarantee(_Guarantee):
         refined = [v for k, v in self._refined.items() if k[0] == "upper" and v]
         return [self.upper, *refined]
 
-    def _tail(self, bin_number: int, index: int):
+    def _tail(self, bin_number: int, index: int, delta: float | None = None):
         """Direction ``index``'s lower tail tilted for a bin of losses (None: no use there).
 
         Bins (:func:`_tail_bins`): [k, k + 1)·:data:`_TAIL_BIN` from loss 1 up,
-        [2^k, 2^(k+1)) below; computed once per bin and direction.
+        [2^k, 2^(k+1)) below; computed once per bin and direction, and, for a
+        query at ``delta``, per decade of δ. What the window may let in is set
+        by the smallest δ the tail serves: the upper bound's at the top of the
+        bin, or the decade's lower end if larger (on a steep tail the bin's top
+        is far below the δ asked: 3e-19 against 1e-9 on σ = 1, q = 1e-5,
+        T = 10⁶, which made the window six times as long).
         """
-        key = ("tail", bin_number, index)
+        decade = None if delta is None or delta <= 0.0 else math.floor(math.log10(delta))
+        key = ("tail", bin_number, index, decade)
         if key not in self._refined:
             target, top = _tail_range(bin_number)
             # The smallest δ in the bin (an upper bound on it) sets how little may leak in.
-            delta = float(self.upper[index].delta(np.array([top]))[0])
+            smallest = float(self.upper[index].delta(np.array([top]))[0])
+            if decade is not None:
+                smallest = max(smallest, 10.0**decade)
             tail = None
-            if target > 0.0 and delta > 0.0:
+            if target > 0.0 and smallest > 0.0:
                 tolerance = _TAIL_TOLERANCE * self.accuracy
-                tail = self.refine_lower(target, delta, tolerance, index)
+                tail = self.refine_lower(target, smallest, tolerance, index)
             self._refined[key] = tail
         return self._refined[key]
 
@@ -338,7 +346,7 @@ class ProfileGuarantee(_Guarantee):
                 for index in self._directions_that_can_matter(uppers):
                     if uppers[index] <= lower:
                         continue
-                    tail = self._tail(int(_tail_bins(np.array([upper]))[0]), index)
+                    tail = self._tail(int(_tail_bins(np.array([upper]))[0]), index, delta)
                     if tail is not None:
                         lower = max(lower, tail.epsilon(delta))
         if self.refine_grid is not None and math.isfinite(upper) and lower > 0.0:
