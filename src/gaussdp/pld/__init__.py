@@ -4,6 +4,9 @@
 * :mod:`gaussdp.pld.grid` — certified discretisation (pessimistic
   connect-the-dots, optimistic binning) into :class:`GridPLD`;
 * :mod:`gaussdp.pld.composition` — FFT composition with tracked truncation;
+* :mod:`gaussdp.pld.chernoff` — Chernoff bounds on sums, for its windows and tilts;
+* :mod:`gaussdp.pld.tilt` — exponential tilts of composed rows (relative rounding);
+* :mod:`gaussdp.pld.lower_tail` — lower bounds at small δ from a tilted composition;
 * :mod:`gaussdp.pld.query` — δ(ε) and ε(δ) of a discrete distribution;
 * :mod:`gaussdp.pld.tradeoffs` — composition of arbitrary trade-off curves (loaded
   on first use of ``compose_tradeoffs``: it stands with :mod:`gaussdp.curves`, above

@@ -34,11 +34,12 @@ import numpy as np
 from scipy.fft import next_fast_len
 
 from gaussdp._numerics import UNIT_ROUNDOFF
+from gaussdp.pld.chernoff import chernoff_cut, log_mgf, log_terms, saddle
 from gaussdp.pld.grid import GridPLD
+from gaussdp.pld.tilt import Tilt, reachable, tail_index
 
 __all__ = [
     "CompositionPlan",
-    "Tilt",
     "compose",
     "needs_tilt",
     "plain_plan",
@@ -128,33 +129,6 @@ def _convolve(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.maximum(np.fft.irfft(product, length)[:size], 0.0)
 
 
-_INVERSE_GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
-
-
-def _minimise(function, low: float, high: float, tolerance: float) -> tuple[float, float]:
-    """(min value, argmin) of a unimodal function on [low, high] by golden-section search.
-
-    The smallest value evaluated is returned with its argument (so an
-    inexact minimum errs upwards, which only widens a Chernoff window).
-    """
-    c = high - _INVERSE_GOLDEN * (high - low)
-    d = low + _INVERSE_GOLDEN * (high - low)
-    fc, fd = function(c), function(d)
-    best = min((fc, c), (fd, d))
-    while high - low > tolerance:
-        if fc <= fd:
-            high, d, fd = d, c, fc
-            c = high - _INVERSE_GOLDEN * (high - low)
-            fc = function(c)
-            best = min(best, (fc, c))
-        else:
-            low, c, fc = c, d, fd
-            d = low + _INVERSE_GOLDEN * (high - low)
-            fd = function(d)
-            best = min(best, (fd, d))
-    return best
-
-
 def _first_past(values: np.ndarray, threshold: float) -> int:
     """``searchsorted(cumsum(values), threshold, side="right")``, over growing prefixes.
 
@@ -236,60 +210,6 @@ def compose(first: GridPLD, second: GridPLD, tail: float = DEFAULT_TAIL) -> Grid
     return trim(composed, tail)
 
 
-#: Terms of a moment generating function this far (in log) below its largest are not
-#: exponentiated: each is counted as e^{−this} of the largest (an upper bound).
-_LOG_NEGLIGIBLE = 40.0
-
-
-def _log_mgf(log_p: np.ndarray, index: np.ndarray, lam: float) -> float:
-    """An upper bound on log Σ_i p_i e^{λ i} (relative indices i), computed without overflow.
-
-    Terms more than :data:`_LOG_NEGLIGIBLE` below the largest are counted at
-    that level instead of being exponentiated (the far tails of a long grid:
-    at most a relative n·e^{−40} ≈ 4e-18·n too much, which only widens
-    Chernoff windows and lowers tilted rows). Every caller needs an upper
-    bound: a window, the mass beyond it, a tilted row that sums to at most 1.
-    """
-    exponent = log_p + lam * index
-    top = float(np.max(exponent))
-    large = exponent[exponent > top - _LOG_NEGLIGIBLE]
-    rest = exponent.size - large.size
-    total = float(np.sum(np.exp(large - top))) + rest * math.exp(-_LOG_NEGLIGIBLE)
-    return top + math.log(total)
-
-
-def _chernoff_cut(
-    terms: list[tuple[np.ndarray, np.ndarray, int]],
-    log_tail: float,
-    scale: float,
-    sign: int,
-    tolerance: float = 0.25,
-) -> tuple[float, float]:
-    """The best Chernoff cut point for one tail of a sum, and its λ.
-
-    ``terms`` holds (log masses, relative indices, count) of independent
-    summands. For sign = +1: the smallest t with
-    min_λ>0 e^{−λt} Π M_i(λ)^{c_i} ≤ tail, i.e.
-    t = min_λ (Σ c_i·log M_i(λ) − log tail)/λ, minimised over log λ (a
-    unimodal function) by a bounded scalar search. For sign = −1 the mirror
-    image for the lower tail. Any λ gives a valid bound, so an inexact
-    minimum only widens the window.
-    """
-
-    def cut(log_lambda: float) -> float:
-        lam = math.exp(log_lambda)
-        total = sum(count * _log_mgf(log_p, index, sign * lam) for log_p, index, count in terms)
-        return (total - log_tail) / lam
-
-    # Any λ is valid and the cut is flat at its minimum: for a window, a tolerance of
-    # 0.25 in log λ costs ~0.3% more length than 0.05, with three evaluations (of ~14)
-    # fewer. A tilt's λ (whose allowance decays like e^{−λ·loss}) asks for 0.05.
-    value, log_lambda = _minimise(
-        cut, math.log(1e-3 / scale), math.log(1e3 / scale), tolerance=tolerance
-    )
-    return float(value), math.exp(float(log_lambda))
-
-
 @dataclass(frozen=True)
 class CompositionPlan:
     """Where a composition is computed.
@@ -338,19 +258,19 @@ def plan_composition(
         variance += count * float(np.sum((index - mean) ** 2 * weights))
         terms.append((np.log(p[positive]), index, count))
     scale = max(math.sqrt(variance), 1.0)
-    high_cut, high_lambda = _chernoff_cut(terms, math.log(upper_tail or tail), scale, +1)
-    low_cut, low_lambda = _chernoff_cut(terms, math.log(tail), scale, -1)
+    high_cut, high_lambda = chernoff_cut(terms, math.log(upper_tail or tail), scale, +1)
+    low_cut, low_lambda = chernoff_cut(terms, math.log(tail), scale, -1)
     low = min(max(math.floor(-low_cut), 0), full - 1)
     high = max(min(math.ceil(high_cut), full - 1), low)
     length = next_fast_len(max(high - low + 1, longest), real=True)
     if full <= length:  # the window holds every possible sum: nothing wraps
         return CompositionPlan(0, next_fast_len(full, real=True), 0.0, 0.0)
 
-    def log_mgf(lam: float) -> float:
-        return sum(count * _log_mgf(log_p, index, lam) for log_p, index, count in terms)
+    def log_total(lam: float) -> float:
+        return sum(count * log_mgf(log_p, index, lam) for log_p, index, count in terms)
 
-    log_above = log_mgf(high_lambda) - high_lambda * (high + 1)
-    log_below = log_mgf(-low_lambda) + low_lambda * (low - 1)
+    log_above = log_total(high_lambda) - high_lambda * (high + 1)
+    log_below = log_total(-low_lambda) + low_lambda * (low - 1)
     above = math.exp(min(log_above, 0.0)) if high < full - 1 else 0.0
     below = math.exp(min(log_below, 0.0)) if low > 0 else 0.0
     return CompositionPlan(low, length, above, below)
@@ -425,94 +345,6 @@ _FLOOR_DROP_SHARE = 1e-5
 _TILTED_WRAP_SHARE = 1e-3
 
 
-def _log_terms(items: list[tuple[GridPLD, int]], lam: float = 0.0, log_mgfs=None):
-    """(log masses, relative indices, count) of each distribution, tilted by ``lam``."""
-    terms = []
-    for number, (pld, count) in enumerate(items):
-        p = pld.p_masses
-        positive = p > 0
-        index = np.nonzero(positive)[0].astype(float)
-        log_p = np.log(p[positive])
-        if lam:
-            log_p = log_p + lam * index - log_mgfs[number]
-        terms.append((log_p, index, count))
-    return terms
-
-
-@dataclass(frozen=True)
-class Tilt:
-    """An exponential tilt e^{λk}/M_i(λ) of composed rows, with exactly representable exponents.
-
-    λ is rounded to a number whose products with every index up to ``full``
-    are exact, and each log M_i up (so that a tilted row sums to at most 1) to
-    a multiple of 2^−K whose products with the counts, and their sum log Π M^c,
-    are exact. The untilting exponent log Π M^c − λr of a composed entry is
-    then rounded once, not after cancelling two terms of size T·log M (up to
-    4e6 on a 10⁶-step run).
-    """
-
-    lam: float
-    log_mgfs: tuple[float, ...]
-    log_total: float
-
-    @classmethod
-    def of(cls, items, lam: float, full: int, log_mgf_of) -> Tilt:
-        """Round ``lam`` and the log M_i = ``log_mgf_of(i, λ)`` as the class docstring says."""
-        lam = _dyadic(lam, 52 - math.ceil(math.log2(full + 2)))
-        raw = [log_mgf_of(number, lam) for number in range(len(items))]
-        total = sum(count * abs(m) for (_, count), m in zip(items, raw, strict=True)) + 2.0
-        scale = 2.0 ** (50 - math.ceil(math.log2(total)))
-        rounded = tuple(math.ceil(m * scale) / scale for m in raw)
-        log_total = sum(count * m for (_, count), m in zip(items, rounded, strict=True))
-        return cls(lam, rounded, log_total)
-
-    def row(self, masses: np.ndarray, number: int) -> np.ndarray:
-        """The tilted masses p_k·e^{λk − log M_i} (in log form only for masses below 1e-290)."""
-        exponent = self.lam * np.arange(masses.size) - self.log_mgfs[number]
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            tilted = masses * np.exp(np.minimum(exponent, 700.0))
-            tiny = (masses > 0.0) & (masses < _TINY_MASS)
-            if np.any(tiny):
-                tilted[tiny] = np.exp(np.log(masses[tiny]) + exponent[tiny])
-        return np.where(masses > 0.0, tilted, 0.0)
-
-    def rounding(self, items, rows: list[np.ndarray], untilt: float) -> float:
-        """A bound on the relative error of masses composed tilted, then untilted.
-
-        A tilted mass p_k·exp(λk − log M_i) is within η_i = u·(|λk − log M_i| + 3)
-        of the exact one (the exponent rounded once, the exponential, the
-        product; in log form, for masses below 1e-290, |log p_k| more), so the
-        composition computed is the exact composition of inputs each within a
-        factor 1 ± η_i: its masses are within Π(1 + η_i)^{c_i} − 1, relatively,
-        before the FFT's own (absolute) rounding. Untilting by exp(x),
-        |x| ≤ ``untilt``, x rounded once, adds 4u·(|x| + 4).
-        """
-        u = UNIT_ROUNDOFF
-        total = 0.0
-        for number, ((_, count), masses) in enumerate(zip(items, rows, strict=True)):
-            positive = np.flatnonzero(masses > 0.0)
-            if positive.size == 0:
-                continue
-            exponent = np.abs(self.lam * positive - self.log_mgfs[number])
-            tiny = masses[positive] < _TINY_MASS
-            if np.any(tiny):
-                exponent = exponent + np.where(tiny, -np.log(masses[positive]), 0.0)
-            total += count * math.log1p(u * (float(np.max(exponent)) + 3.0))
-        return math.expm1(total) + 4.0 * u * (abs(untilt) + 4.0)
-
-
-# Tilted in log form below this (p·e^x would overflow e^x before p is applied).
-_TINY_MASS = 1e-290
-
-
-def _dyadic(value: float, bits: int) -> float:
-    """``value`` rounded to ``bits`` significant bits."""
-    if value == 0.0:
-        return 0.0
-    mantissa, exponent = math.frexp(value)
-    return math.ldexp(round(mantissa * 2.0**bits), exponent - bits)
-
-
 def needs_tilt(length: int, total_count: int, floor: float | None = None) -> bool:
     """Whether a pessimistic composition is also computed exponentially tilted.
 
@@ -541,54 +373,6 @@ def window(rows: np.ndarray, low: int, keep: int) -> np.ndarray:
     return rows
 
 
-def _tail_index(masses: np.ndarray, tail: float) -> int | None:
-    """The last index from which ``masses`` hold at least ``tail`` (None: they never do)."""
-    above = np.cumsum(masses[::-1])[::-1]
-    reached = np.flatnonzero(above >= tail)
-    return int(reached[-1]) if reached.size else None
-
-
-def saddle(terms, index: float, scale: float, tolerance: float = 0.02) -> tuple[float, bool]:
-    """(λ, inside) minimising the Chernoff exponent Σ c_i·log M_i(λ) − λ·index over λ > 0.
-
-    The saddle point of the Chernoff bound at relative sum index ``index``:
-    the tilt by this λ has its mean there, and the untilting factor
-    e^{log Π M^c − λ·index} that multiplies the rounding error read there is
-    the smallest any tilt makes it. Searched over [1e-4, 1e2]/``scale``;
-    ``inside`` is False where the minimum lies at an end of that range (the
-    index at or below the mean, or beyond any finite tail).
-    """
-
-    def exponent(log_lambda: float) -> float:
-        lam = math.exp(log_lambda)
-        total = sum(count * _log_mgf(log_p, idx, lam) for log_p, idx, count in terms)
-        return total - lam * index
-
-    bottom, top = math.log(1e-4 / scale), math.log(1e2 / scale)
-    _, log_lambda = _minimise(exponent, bottom, top, tolerance=tolerance)
-    inside = min(log_lambda - bottom, top - log_lambda) > 5 * tolerance
-    return math.exp(log_lambda), inside
-
-
-def _reachable(items: list[tuple[GridPLD, int]], budget: float) -> tuple[int, float]:
-    """The smallest relative index K whose atoms from K up hold at most ``budget``.
-
-    A composed sum that takes an atom at relative index k of any summand is
-    at least k, and the P-mass of the sums that take one at K or above is at
-    most Σ c_i·P_i(index ≥ K) (a union bound over the Σ c_i summands).
-    Returns (K, that bound, raised for rounding); (size, 0.0) if nothing is dropped.
-    """
-    longest = max(pld.p_masses.size for pld, _ in items)
-    union = np.zeros(longest + 1)
-    for pld, count in items:
-        tails = np.cumsum(pld.p_masses[::-1])[::-1]  # summed from the top: small ones first
-        union[: tails.size] += count * tails
-    kept = np.flatnonzero(union > budget)
-    reachable = int(kept[-1]) + 1 if kept.size else 0
-    dropped = float(union[reachable]) * (1.0 + 1e-9)
-    return max(reachable, 1), dropped if reachable < longest else 0.0
-
-
 def _tilted_composition(
     items,
     plan: CompositionPlan,
@@ -603,7 +387,7 @@ def _tilted_composition(
     Returns (masses from ``low``, switch index, λ, log Π M_i(λ)^{c_i}, the two
     FFT lengths, and a bound on the P-mass the windows lose). See
     :func:`compose_many` for the construction. Atoms of each row from the
-    relative index K up (:func:`_reachable`) are left out first, at most
+    relative index K up (:func:`~gaussdp.pld.tilt.reachable`) are left out first, at most
     ``drop``/2 of P-mass (lost); the plain row is composed first, and λ is
     the saddle point where its upper tail is ``tilt_tail``. Then the windows:
 
@@ -625,25 +409,25 @@ def _tilted_composition(
       ``drop``/2: the length is at least −log(drop/2)/λ). The P-mass of sums
       above the top, at most e^{log Π M^c − λ(top + 1)} ≤ ``drop``/2, is lost.
     """
-    terms = _log_terms(items)
+    terms = log_terms(items)
     low = plan.low
     # The plain row: up to the switch, and far enough that wrapped mass lands below loss 0
     # (computed first: where its upper tail reaches ``tilt_tail`` is where the tilt is
     # centred).
-    wrap_cut, _ = _chernoff_cut(terms, math.log(tail), scale, +1)
+    wrap_cut, _ = chernoff_cut(terms, math.log(tail), scale, +1)
     zero = -sum(count * pld.offset for pld, count in items)  # relative index of loss 0
     lost = plan.below
-    # Atoms from ``reachable`` up, which hold at most drop/2 of every composed P-mass,
+    # Atoms from ``kept`` up, which hold at most drop/2 of every composed P-mass,
     # are dropped (counted in ``lost``): under the tilt they would weigh most.
-    reachable, dropped = _reachable(items, 0.5 * drop)
+    kept, dropped = reachable(items, 0.5 * drop)
     if dropped > 0.0:
-        items = [(replace(pld, p_masses=pld.p_masses[:reachable]), c) for pld, c in items]
-        terms = _log_terms(items)
+        items = [(replace(pld, p_masses=pld.p_masses[:kept]), c) for pld, c in items]
+        terms = log_terms(items)
         lost += dropped
     # λ is at most the Chernoff bound's at ``tilt_tail`` (its cut lies above the true one),
     # so the switch log Π M^c/λ, which grows with λ, is at most that λ's: the row reaches it.
-    chernoff_cut, lam = _chernoff_cut(terms, math.log(tilt_tail), scale, +1, tolerance=0.05)
-    log_total = sum(count * _log_mgf(log_p, index, lam) for log_p, index, count in terms)
+    tail_cut, lam = chernoff_cut(terms, math.log(tilt_tail), scale, +1, tolerance=0.05)
+    log_total = sum(count * log_mgf(log_p, index, lam) for log_p, index, count in terms)
     highest_switch = min(max(math.ceil(log_total / lam), low), full)
     plain_top = min(max(math.ceil(wrap_cut) - max(zero - low, 0), low), full - 1)
     plain_length = max(
@@ -655,11 +439,11 @@ def _tilted_composition(
     )
     # Where the row reaches the Chernoff bound's cut, the tilt is centred where the row's
     # tail is ``tilt_tail`` (the Chernoff λ serves where rounding noise hides the tail).
-    centre = _tail_index(plain, tilt_tail)
-    if chernoff_cut <= low + plain.size - 1 and centre is not None:
+    centre = tail_index(plain, tilt_tail)
+    if tail_cut <= low + plain.size - 1 and centre is not None:
         centred, inside = saddle(terms, low + centre, scale, tolerance=0.05)
         lam = min(centred, lam) if inside else lam
-    tilt = Tilt.of(items, lam, full, lambda n, at: _log_mgf(terms[n][0], terms[n][1], at))
+    tilt = Tilt.of(items, lam, full, lambda n, at: log_mgf(terms[n][0], terms[n][1], at))
     lam, log_mgfs, log_total = tilt.lam, list(tilt.log_mgfs), tilt.log_total
     switch = min(max(math.ceil(log_total / lam), low), full)  # relative sum index r_c
     if switch - low > plain.size:  # the switch lies beyond the row's window: a longer one
@@ -671,10 +455,10 @@ def _tilted_composition(
     del plain
     tilted_length = 0
     if switch < full:
-        tilted_terms = _log_terms(items, lam, log_mgfs)
+        tilted_terms = log_terms(items, lam, log_mgfs)
         total_count = sum(count for _, count in items)
         spare = _TILTED_WRAP_SHARE * rounding_allowance(plan.length, total_count)
-        tilted_cut, _ = _chernoff_cut(tilted_terms, math.log(max(spare, tail)), scale, +1)
+        tilted_cut, _ = chernoff_cut(tilted_terms, math.log(max(spare, tail)), scale, +1)
         top = min(math.ceil(tilted_cut), full - 1)
         # Long enough that P-mass below the switch, wrapped to the top at e^{−λ·length},
         # adds at most drop/2 there, and that the P-mass above the top is at most that.
@@ -717,10 +501,10 @@ def compose_many(
     :data:`TILT_FROM_COMPOSITIONS` compositions on, the pessimistic masses
     are also composed exponentially tilted — p̃_k = p_k·e^{λk}/M(λ), whose
     composition is P(r)·e^{λr}/Π M_i(λ)^{c_i} exactly — with λ the saddle
-    point (:func:`saddle`) at the sum where the plain row's upper tail is
+    point (:func:`~gaussdp.pld.chernoff.saddle`) at the sum where the plain row's upper tail is
     about 1e-10, at most the λ of the Chernoff bound's cut there. Each
     mechanism's atoms that only make sums of negligible P-mass are left out
-    first (:func:`_reachable`; at most :data:`_TILTED_DROP_SHARE` of that
+    first (:func:`~gaussdp.pld.tilt.reachable`; at most :data:`_TILTED_DROP_SHARE` of that
     tail, carried in ``slack``). Untilting multiplies the rounding error by
     e^{log Π M^c − λr}, which is below 1 above the switch index
     r_c = ⌈log Π M^c / λ⌉: atoms from r_c up are taken from the tilted

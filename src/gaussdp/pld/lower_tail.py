@@ -56,17 +56,11 @@ import numpy as np
 from scipy.fft import next_fast_len
 
 from gaussdp._numerics import LOG_ROUNDING, UNIT_ROUNDOFF, suffix_sums
-from gaussdp.pld.composition import (
-    Tilt,
-    _chernoff_cut,
-    _compose_row,
-    _log_mgf,
-    _reachable,
-    rounding_allowance,
-    saddle,
-)
+from gaussdp.pld.chernoff import chernoff_cut, log_mgf, saddle
+from gaussdp.pld.composition import _compose_row, rounding_allowance
 from gaussdp.pld.grid import GridPLD
 from gaussdp.pld.query import Lattice
+from gaussdp.pld.tilt import Tilt, reachable
 
 __all__ = ["LowerTail", "compose_lower_tail"]
 
@@ -86,7 +80,7 @@ class LowerTail:
     ``losses[i]`` onwards. ``tail_p[i]`` and ``tail_q[i]`` are the computed
     sums of their P-masses and of their Q-masses times e^{−q_scale}; the
     certified bounds move them by their relative rounding (``relative_p``,
-    ``relative_q``: the sums', and the tilts', :class:`gaussdp.pld.composition.Tilt`)
+    ``relative_q``: the sums', and the tilts', :class:`gaussdp.pld.tilt.Tilt`)
     and by the untilted absolute error, which decays geometrically from the
     window's start:
 
@@ -157,7 +151,7 @@ class LowerTail:
 
 
 def _row_terms(rows: list[np.ndarray], counts: list[int]):
-    """(log masses, indices, count) of each row's positive masses (as ``_log_terms``)."""
+    """(log masses, indices, count) of each row's positive masses (as ``log_terms``)."""
     terms = []
     for row, count in zip(rows, counts, strict=True):
         positive = row > 0
@@ -208,9 +202,9 @@ def compose_lower_tail(
     target = epsilon / spacing - offset  # relative index of the queried loss
     lam, _ = saddle(p_terms, target, scale)
     # Exactly representable exponents (Tilt): λ, and log M for either row.
-    tilt_p = Tilt.of(items, lam, full, lambda n, at: _log_mgf(p_terms[n][0], p_terms[n][1], at))
+    tilt_p = Tilt.of(items, lam, full, lambda n, at: log_mgf(p_terms[n][0], p_terms[n][1], at))
     lam = tilt_p.lam
-    tilt_q = Tilt.of(items, lam, full, lambda n, at: _log_mgf(q_terms[n][0], q_terms[n][1], at))
+    tilt_q = Tilt.of(items, lam, full, lambda n, at: log_mgf(q_terms[n][0], q_terms[n][1], at))
     log_mgfs_p, log_total_p, log_total_q = tilt_p.log_mgfs, tilt_p.log_total, tilt_q.log_total
     margin = max(_START_MARGIN / spacing, 64.0)
     start = max(math.ceil(log_total_p / lam), math.floor(target - margin), 0)
@@ -227,7 +221,7 @@ def compose_lower_tail(
         for (log_p, idx, c), m in zip(p_terms, log_mgfs_p, strict=True)
     ]
     log_wrap = min(log_budget - (log_total_p - lam * target), math.log(1e-3))
-    cut, mu = _chernoff_cut(tilted_p, log_wrap, scale, +1)
+    cut, mu = chernoff_cut(tilted_p, log_wrap, scale, +1)
     top = max(start, min(math.ceil(cut), full - 1))
     needed = max(top - start + 1, math.ceil(-log_budget / lam))
     length = next_fast_len(needed, real=True)
@@ -237,8 +231,8 @@ def compose_lower_tail(
     keep = top - start + 1
     above = 0.0
     if top < full - 1:
-        log_mgf = sum(c * _log_mgf(log_p, idx, mu) for log_p, idx, c in tilted_p)
-        above = math.exp(min(log_mgf - mu * (top + 1), 0.0))
+        log_total_tilted = sum(c * log_mgf(log_p, idx, mu) for log_p, idx, c in tilted_p)
+        above = math.exp(min(log_total_tilted - mu * (top + 1), 0.0))
     allowance = rounding_allowance(max(length, full), sum(counts))
     ends = np.array([start, start + keep - 1], dtype=float)
     untilt_p = float(np.max(np.abs(log_total_p - lam * ends)))
@@ -287,27 +281,27 @@ def _truncated(items: list[tuple[GridPLD, int]], budget: float):
     """The distributions without their atoms at relative indices from K up, and a Q bound.
 
     K is the smallest index whose atoms hold at most ``budget`` of every
-    composed P-mass (:func:`gaussdp.pld.composition._reachable`). Dropping
+    composed P-mass (:func:`gaussdp.pld.tilt.reachable`). Dropping
     P-mass only lowers every a_r, by at most ``budget`` (sums that took such
     an atom); under the tilt these atoms would weigh most, and their tilted
     copies would need a window many steps long. Q-mass dropped would lower
     b_r, which must stay an upper bound: the Q-mass of the sums that took
     one, at most Σ c_i·Q_i(index ≥ K), is returned to be added to every b_r.
     """
-    reachable, dropped = _reachable(items, budget)
+    kept, dropped = reachable(items, budget)
     if dropped == 0.0:
         return items, 0.0
     dropped_q = 0.0
     for pld, count in items:
-        losses = (pld.offset + np.arange(reachable, pld.p_masses.size)) * pld.spacing
-        q_masses = pld.tilted_q_masses[reachable:] * np.exp(-losses)
+        losses = (pld.offset + np.arange(kept, pld.p_masses.size)) * pld.spacing
+        q_masses = pld.tilted_q_masses[kept:] * np.exp(-losses)
         dropped_q += count * math.fsum(q_masses)
     truncated = [
         (
             replace(
                 pld,
-                p_masses=pld.p_masses[:reachable],
-                tilted_q_masses=pld.tilted_q_masses[:reachable],
+                p_masses=pld.p_masses[:kept],
+                tilted_q_masses=pld.tilted_q_masses[:kept],
             ),
             count,
         )
