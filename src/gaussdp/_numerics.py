@@ -164,28 +164,42 @@ def mills_ratio_difference(t, h):
     if np.any(small):
         # Taylor series in h: m(t) − m(t+h) = −Σ_{n≥1} m⁽ⁿ⁾(t) hⁿ/n!, with
         # m' = t·m − 1 and m⁽ⁿ⁺¹⁾ = t·m⁽ⁿ⁾ + n·m⁽ⁿ⁻¹⁾ (differentiate m' = t·m − 1).
-        ts, hs = t[small], h[small]
-        previous = mills_ratio(ts)
-        current = ts * previous - 1.0
-        total = np.zeros_like(ts)
-        power = np.ones_like(ts)
-        for n in range(1, _TAYLOR_TERMS + 1):
-            power = power * hs / n
-            total = total - current * power
-            previous, current = current, ts * current + n * previous
-        out[small] = total
+        ts = t[small]
+        out[small] = _taylor_difference(ts, h[small], mills_ratio(ts))
     if np.any(far):
-        tf, hf = t[far], h[far]
-        log_ratio = np.log1p(hf / tf)
-        total = np.zeros_like(tf)
-        coefficient = 1.0  # (2k - 1)!!, with (-1)!! = 1
-        for k in range(_SERIES_TERMS):
-            n = 2 * k + 1
-            term = coefficient * tf ** (-float(n)) * -np.expm1(-n * log_ratio)
-            total = total + term if k % 2 == 0 else total - term
-            coefficient *= n
-        out[far] = total
+        tf = t[far]
+        out[far] = _series_difference(tf, np.log1p(h[far] / tf), np.expm1)
     return np.maximum(out, 0.0)
+
+
+def _taylor_difference(t, h, mills):
+    """m(t) − m(t+h) = −Σ_{n≥1} m⁽ⁿ⁾(t) hⁿ/n! (floats or arrays; ``mills`` = m(t)).
+
+    With m' = t·m − 1 and m⁽ⁿ⁺¹⁾ = t·m⁽ⁿ⁾ + n·m⁽ⁿ⁻¹⁾ (differentiate m' = t·m − 1).
+    """
+    previous, current = mills, t * mills - 1.0
+    total, power = 0.0 * t, 1.0
+    for n in range(1, _TAYLOR_TERMS + 1):
+        power = power * h / n
+        total = total - current * power
+        previous, current = current, t * current + n * previous
+    return total
+
+
+def _series_difference(t, log_ratio, expm1):
+    """m(t) − m(t+h) from m(t) = Σ_k (−1)^k (2k−1)!! t^{−(2k+1)}, log_ratio = log1p(h/t).
+
+    Each t^{−n} − (t+h)^{−n} = t^{−n}·(−expm1(−n·log_ratio)) exactly; floats or
+    arrays (``expm1`` math's or numpy's).
+    """
+    total = 0.0 * t
+    coefficient = 1.0  # (2k - 1)!!, with (-1)!! = 1
+    for k in range(_SERIES_TERMS):
+        n = 2 * k + 1
+        term = coefficient * t ** (-float(n)) * -expm1(-n * log_ratio)
+        total = total + term if k % 2 == 0 else total - term
+        coefficient *= n
+    return total
 
 
 def mills_ratio_difference_of_floats(t: float, h: float) -> float:
@@ -195,23 +209,9 @@ def mills_ratio_difference_of_floats(t: float, h: float) -> float:
     a time; without array masks and copies this is about 20 times faster.
     """
     if t >= _SERIES_THRESHOLD:
-        log_ratio = math.log1p(h / t)
-        total = 0.0
-        coefficient = 1.0  # (2k - 1)!!, with (-1)!! = 1
-        for k in range(_SERIES_TERMS):
-            n = 2 * k + 1
-            term = coefficient * t ** (-float(n)) * -math.expm1(-n * log_ratio)
-            total = total + term if k % 2 == 0 else total - term
-            coefficient *= n
+        total = _series_difference(t, math.log1p(h / t), math.expm1)
     elif h < _TAYLOR_STEP:
-        previous = SQRT_HALF_PI * float(special.erfcx(_SQRT_HALF * t))
-        current = t * previous - 1.0
-        total = 0.0
-        power = 1.0
-        for n in range(1, _TAYLOR_TERMS + 1):
-            power = power * h / n
-            total = total - current * power
-            previous, current = current, t * current + n * previous
+        total = _taylor_difference(t, h, SQRT_HALF_PI * float(special.erfcx(_SQRT_HALF * t)))
     else:
         total = SQRT_HALF_PI * float(
             special.erfcx(_SQRT_HALF * t) - special.erfcx(_SQRT_HALF * (t + h))
