@@ -120,6 +120,13 @@ def test_subsampling_is_valid_and_between_f_and_id(curve, p):
 
 @SETTINGS
 @given(base_curves, st.integers(1, 4))
+# slopes of 1e297: vertices near the 1e-300 snap once made f^{∘5} above f^{∘4} at α = 0
+@example(
+    C.from_points(
+        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0625], [1.0, 1.0, 1.0, 0.5, 0.25, 3.3890540940469383e-298]
+    ),
+    4,
+)
 def test_group_privacy_is_valid_and_decreasing_in_k(curve, k):
     f = curve.symmetrize()
     g = f.group(k)

@@ -54,6 +54,14 @@ def test_the_profile_of_one_point_matches_mpmath_beyond_underflow():
         assert value == pytest.approx(float(mpmath.log(reference)), rel=1e-10, abs=1e-12)
 
 
+def test_a_subnormal_mu_gives_delta_zero_not_nan():
+    # ε/μ overflows to ∞: the series of the Mills-ratio difference must not form 0·∞
+    for mu in (2.225073858507203e-309, 5e-324):
+        assert gdp.delta(mu, 5.0) == 0.0
+        assert gdp._log_delta_of_floats(mu, 5.0) == -math.inf
+        assert gdp.epsilon(mu, 1e-5) < 1e-300
+
+
 def test_delta_underflows_to_zero_not_nan():
     values = gdp.delta(0.1, np.array([10.0, 100.0, 1000.0]))
     assert np.all(values == 0.0)

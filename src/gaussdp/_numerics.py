@@ -178,7 +178,7 @@ def _taylor_difference(t, h, mills):
     With m' = t·m − 1 and m⁽ⁿ⁺¹⁾ = t·m⁽ⁿ⁾ + n·m⁽ⁿ⁻¹⁾ (differentiate m' = t·m − 1).
     """
     previous, current = mills, t * mills - 1.0
-    total, power = 0.0 * t, 1.0
+    total, power = (np.zeros(np.shape(t)) if np.ndim(t) else 0.0), 1.0
     for n in range(1, _TAYLOR_TERMS + 1):
         power = power * h / n
         total = total - current * power
@@ -192,7 +192,7 @@ def _series_difference(t, log_ratio, expm1):
     Each t^{−n} − (t+h)^{−n} = t^{−n}·(−expm1(−n·log_ratio)) exactly; floats or
     arrays (``expm1`` math's or numpy's).
     """
-    total = 0.0 * t
+    total = np.zeros(np.shape(t)) if np.ndim(t) else 0.0  # not 0·t: t may be ∞
     coefficient = 1.0  # (2k - 1)!!, with (-1)!! = 1
     for k in range(_SERIES_TERMS):
         n = 2 * k + 1

@@ -86,9 +86,20 @@ def subsample(curve: TradeOff, p: float) -> TradeOff:
 # ---------------------------------------------------------------------------
 
 
+_GROUP_SNAP = 1e-290
+
+
 def _group_piecewise(curve: PiecewiseLinear, k: int) -> PiecewiseLinear:
     """1 − (1 − f)^{∘k} exactly on breakpoints, by repeated squaring."""
     gx, gy = curve.alphas, 1.0 - curve.betas  # g = 1 − f, non-decreasing
+    # Vertices at α below 1e-290 are moved to α = 0 (lowering the curve there, which is
+    # safe): composing slopes of 1e290 and more put vertices near the 1e-300 snap of
+    # PiecewiseLinear, on either side of it for consecutive k, and f^{∘k} grew with k.
+    tiny = (gx > 0.0) & (gx < _GROUP_SNAP)
+    if np.any(tiny):
+        gx = np.where(tiny, 0.0, gx)
+        keep = np.append(gx[1:] > gx[:-1], True)  # at α = 0, the largest g only
+        gx, gy = gx[keep], gy[keep]
     result: tuple[np.ndarray, np.ndarray] | None = None
     power = (gx, gy)
     while True:
