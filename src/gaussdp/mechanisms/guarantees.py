@@ -168,6 +168,11 @@ class Profile(Mechanism):
     trade-off curve sup_ε f_{ε,δ(ε)} (Dong, Roth & Su 2022, Proposition 2.12)
     on a finite, adaptively refined set of ε — a curve below the exact one —
     and takes the pair of that curve (the lecture, file 003, Lemma 9).
+    The lower bounds read a curve above the exact one, built on δ's
+    convexity in e^ε (:func:`gaussdp.pld.guarantees.dominating_losses`): they
+    take ``delta`` to be a privacy profile itself (convex and non-increasing
+    in e^ε, as every mechanism's is), and are certified for the worst
+    mechanism of the class only where it is one.
     Because it holds a Python callable it cannot be written to a pipeline
     file.
 

@@ -561,7 +561,7 @@ def _curve_of_guarantee(mechanism: m.Mechanism, optimistic: bool = False):
 
     if isinstance(mechanism, m.ZCDP):
         if optimistic:
-            return _zcdp_tradeoff_cached(m.ZCDP(mechanism.rho).rho, True)
+            return _zcdp_tradeoff_cached(mechanism.rho, True)
         return zcdp_tradeoff(mechanism.rho)
     if isinstance(mechanism, m.RenyiDP):
         if optimistic:

@@ -118,5 +118,6 @@ def reachable(items: list[tuple[GridPLD, int]], budget: float) -> tuple[int, flo
         union[: tails.size] += count * tails
     kept = np.flatnonzero(union > budget)
     reachable = int(kept[-1]) + 1 if kept.size else 0
-    dropped = float(union[reachable]) * (1.0 + 1e-9)
+    # raised for the rounding of the sums (n terms: at most n·u relative each) and products
+    dropped = float(union[reachable]) * (1.0 + 4.0 * (longest + len(items)) * UNIT_ROUNDOFF)
     return max(reachable, 1), dropped if reachable < longest else 0.0
