@@ -104,6 +104,38 @@ def test_grid_refinement_takes_at_most_two_steps(monkeypatch):
         assert refined[key].refine_grid is None  # the finer accounting refines no further
 
 
+def test_a_query_predicted_to_miss_goes_to_the_finer_grid_at_once():
+    """At δ = 1e-9, ε is 1.28 times the ε the grids were chosen at, and so is the gap.
+
+    The first grid missed the accuracy there by 2.5% (after composing its tilted
+    upper bound and both lower tails, 1.3 s); the error law predicts the miss from
+    the plain upper bound, so only the finer grid's refinements are computed. The
+    bounds are checked against dp_accounting's pessimistic ε at a grid of 1e-5.
+    """
+    sigma, q, steps, _ = RUNS[0]
+    accounting = g.account(g.DPSGD(sigma, q, steps))
+    lower, upper = accounting.epsilon_bounds(1e-9)
+    refined = accounting._guarantee._refined
+    assert [key[0] for key in refined] == ["grid"]  # nothing refined on the first grid
+    assert upper - lower <= A.DEFAULT_ACCURACY * max(upper, 1.0)
+    reference = _dp_accounting_upper(sigma, q, steps, 1e-9)
+    assert lower <= upper <= reference  # dp_accounting's is 5% above ours here
+    # A query the law says the grid meets is answered on it, and meets the accuracy there.
+    lower, upper = accounting.epsilon_bounds(1e-6)
+    assert upper - lower <= A.DEFAULT_ACCURACY * max(upper, 1.0)
+    assert len([key for key in refined if key[0] == "grid"]) == 1
+
+
+def test_queries_that_miss_a_little_share_one_finer_grid():
+    """Finer grids are taken on a ladder of accuracies, and a finer one made is reused."""
+    guarantee = g.account(g.DPSGD(1.1, 0.01, 500))._guarantee
+    factors = {guarantee._finer_factor(wanted) for wanted in (0.80, 0.79, 0.775)}
+    assert factors == {2.0**-0.375}
+    guarantee._refined[("grid", 0.5)] = None
+    assert guarantee._finer_factor(0.6) == 0.5  # at least as fine as wanted: reused
+    assert guarantee._finer_factor(0.45) == 2.0**-1.25
+
+
 def test_optimistic_atoms_are_kept_by_their_true_loss():
     """Binned labels may drift far from the merged atoms' true losses after T steps.
 

@@ -178,6 +178,33 @@ def test_tilted_composition_of_a_rare_heavy_tail_is_short_and_certified(monkeypa
     assert tilted.delta(0.2) < 1e-12 and tilted.delta(0.5) < 1e-14
 
 
+def test_a_tilted_composition_needs_no_grid_beyond_what_it_may_drop():
+    """Discretised at the tail the drop budget allows, each step's grid is shorter.
+
+    σ = 1, q = 1e-5, 10⁶ steps (issue 24's second run, at a coarser grid): the mass
+    above the grid goes to +∞, at most a quarter of the drop budget over all steps;
+    the bounds on δ are those of the 1e-30 grid (which the tilted composition cut
+    to its reachable atoms anyway), and certified against the optimistic pair.
+    """
+    from gaussdp.pld import composition
+
+    steps, spacing = 10**6, 1e-5
+    loss = SubsampledLoss(GaussianLoss(1.0), 1e-5, "remove")
+    cut = composition.tilted_discretisation_tail(steps)
+    assert cut == pytest.approx(0.25 * composition.drop_budget() / steps)
+    short = discretise(loss, spacing, "pessimistic", cut)
+    long = discretise(loss, spacing, "pessimistic", 1e-30)
+    assert short.p_masses.size < 0.6 * long.p_masses.size
+    assert steps * short.infinity_mass <= 0.25 * composition.drop_budget() * (1 + 1e-9)
+    tilted_short = profile_of(compose_many([(short, steps)], floor=1e-14))
+    tilted_long = profile_of(compose_many([(long, steps)], floor=1e-14))
+    lower = profile_of(compose_many([(discretise(loss, spacing, "optimistic", 1e-30), steps)]))
+    epsilons = np.array([0.05, 0.07, 0.1, 0.15])
+    assert np.allclose(tilted_short.delta(epsilons), tilted_long.delta(epsilons), rtol=1e-6)
+    assert np.all(lower.delta(epsilons) <= tilted_short.delta(epsilons))
+    assert tilted_short.delta(np.array([0.15]))[0] < 1e-13
+
+
 @pytest.mark.parametrize("direction", ["add", "remove"])
 def test_tilted_rows_agree_with_the_plain_composition(direction):
     # q = 0.0078, 17 steps: the add direction's tilted window is shorter than one step's

@@ -199,11 +199,14 @@ def account(
         leaf: dominating_losses(leaf, neighbouring, accuracy / count)
         for leaf, count in leaves.items()
     }
-    spacing = grid_spacing or grids.choose_grid_spacing(losses, leaves, accuracy, epsilon_scale)
+    law = None if grid_spacing else grids.error_law(losses, leaves)
+    spacing = grid_spacing or grids.choose_grid_spacing(
+        losses, leaves, accuracy, epsilon_scale, law=law
+    )
     lower_spacing = (
         grid_spacing
         if grid_spacing
-        else grids.lower_grid_spacing(losses, leaves, spacing, accuracy, epsilon_scale)
+        else grids.lower_grid_spacing(losses, leaves, spacing, accuracy, epsilon_scale, law=law)
     )
     result = _numerical(
         mechanism,
@@ -216,6 +219,7 @@ def account(
         # Bounds apart by what is unknown (a caveat), not by the grid: no finer grid narrows them.
         accuracy=None if grid_spacing or caveats_of(losses) else accuracy,
         epsilon_scale=epsilon_scale,
+        law=law,
         reaccount=lambda finer: account(
             mechanism,
             neighbouring=neighbouring,

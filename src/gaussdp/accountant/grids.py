@@ -4,7 +4,7 @@ The numerical path (:mod:`gaussdp.accountant.numerical`) discretises every
 dominating pair on a grid of spacing h and composes by FFT. Here: how fine
 a grid the ``accuracy`` asks for (:func:`choose_grid_spacing` for the upper
 bound, :func:`lower_grid_spacing` for the lower one, from the error law
-:func:`_error_law`), what :func:`gap_scale` makes the accuracy relative to,
+:class:`ErrorLaw`), what :func:`gap_scale` makes the accuracy relative to,
 how much mass the discretisation leaves beyond the grid, and whether a
 composition fits in memory (:func:`available_memory`, :func:`_check_memory`)
 before anything large is allocated.
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+from dataclasses import dataclass
 
 from gaussdp._numerics import UNIT_ROUNDOFF
 from gaussdp._validation import InvalidParameterError
@@ -118,8 +119,9 @@ def _loss_moments(losses: dict, counts: dict) -> tuple[float, float]:
     return mean, variance
 
 
-def _error_law(losses: dict, counts: dict) -> tuple[float, float] | None:
-    """(κ, ε̂): the upper bound's relative ε error ≈ κ·h² at spacing h, near ε̂ (None: no variance).
+@dataclass(frozen=True)
+class ErrorLaw:
+    """How far apart the grids leave the bounds on ε, as a function of ε and the spacings.
 
     Connect-the-dots splits each loss between its two grid neighbours so that
     the Q-mass is kept; for a smooth loss distribution that adds about h²/12
@@ -127,28 +129,72 @@ def _error_law(losses: dict, counts: dict) -> tuple[float, float] | None:
     (measured on DP-SGD runs alike). Where ε ≈ m + z·√V (m, V the mean and
     variance of the composed loss, z = (ε − m)/√V), ε then moves by
 
-        Δε ≈ T·h²/12 + z·T·h²/(12·√V) = (T·h²/12)·(1 + (ε − m)/V),
+        Δε ≈ T·h²/12 + z·T·h²/(12·√V) = (T·h²/12)·(1 + (ε − m)/V).
 
-    with ε estimated as ε̂ = m + 4√V. Measured against fine references, this
-    predicts the upper error within 6% on five CIFAR-10 and ImageNet runs
-    ((ε − m)/V from 2.5 to 14), and within the reference's own uncertainty
-    on a 10⁶-step run ((ε − m)/V = 0.24), where the old law, 0.5·T·h²/√V,
-    was several times optimistic. The binned lower bound moves by about half
-    as much at the same spacing.
+    Measured against fine references, this predicts the upper error within
+    6% on five CIFAR-10 and ImageNet runs ((ε − m)/V from 2.5 to 14), and
+    within the reference's own uncertainty on a 10⁶-step run
+    ((ε − m)/V = 0.24), where the old law, 0.5·T·h²/√V, was several times
+    optimistic. The binned lower bound moves by about half as much at the
+    same spacing. Grids are chosen at ε̂ = m + 4√V, before any δ is asked
+    for (:attr:`epsilon_estimate`); :meth:`gap` predicts the gap at the ε
+    a query reaches (σ = 1, q = 1e-5, T = 10⁶: 1.28 times more at δ = 1e-9,
+    ε = 0.065, than at ε̂ = 0.052, which the first grid then missed by 2.5%).
+
+    Attributes
+    ----------
+    count : int
+        T, the number of composed mechanisms.
+    mean, variance : float
+        m and V (> 0), of the composed loss under P (from coarse grids).
     """
-    total_count = sum(counts.values())
+
+    count: int
+    mean: float
+    variance: float
+
+    @property
+    def epsilon_estimate(self) -> float:
+        """ε̂ = m + 4√V (at least 1e-3), where the grids are chosen."""
+        return max(self.mean + 4.0 * math.sqrt(self.variance), 1e-3)
+
+    def shift(self, epsilon: float) -> float:
+        """Δε/h² at ε: (T/12)·(1 + (ε − m)/V)."""
+        return self.count * (1.0 + (epsilon - self.mean) / self.variance) / 12.0
+
+    @property
+    def coefficient(self) -> float:
+        """κ with the upper bound's relative ε error ≈ κ·h² near ε̂."""
+        return self.shift(self.epsilon_estimate) / self.epsilon_estimate
+
+    def gap(self, epsilon: float, spacing: float, lower_spacing: float) -> float:
+        """The predicted ε gap at ``epsilon``: Δε of the upper grid and half that of the lower."""
+        return max(self.shift(epsilon), 0.0) * (spacing**2 + 0.5 * lower_spacing**2)
+
+    def gap_at_upper(self, upper: float, spacing: float, lower_spacing: float) -> float:
+        """:meth:`gap` where an upper bound computed at ``spacing`` reads ``upper``.
+
+        Read at ``upper`` less its own predicted error (on coarse grids that
+        error is a good part of it: read at the upper bound itself, the gap
+        at accuracy 3e-2 on σ = 2, q = 1e-4, T = 10⁵ is predicted 1.00
+        accuracies, and found 0.80).
+        """
+        epsilon = max(upper - max(self.shift(upper), 0.0) * spacing**2, self.mean, 0.0)
+        return self.gap(epsilon, spacing, lower_spacing)
+
+
+def error_law(losses: dict, counts: dict) -> ErrorLaw | None:
+    """The :class:`ErrorLaw` of a composition (None: the composed loss has no variance)."""
     mean, variance = _loss_moments(losses, counts)
     if variance <= 0:
         return None
-    epsilon_estimate = max(mean + 4.0 * math.sqrt(variance), 1e-3)
-    coefficient = total_count * (1.0 + (epsilon_estimate - mean) / variance) / 12.0
-    return coefficient / epsilon_estimate, epsilon_estimate
+    return ErrorLaw(sum(counts.values()), mean, variance)
 
 
 def _relative_error_coefficient(losses: dict, counts: dict) -> float | None:
-    """κ with the upper bound's relative ε error ≈ κ·h² at grid spacing h (:func:`_error_law`)."""
-    law = _error_law(losses, counts)
-    return None if law is None else law[0]
+    """κ with the upper bound's relative ε error ≈ κ·h² at grid spacing h (:class:`ErrorLaw`)."""
+    law = error_law(losses, counts)
+    return None if law is None else law.coefficient
 
 
 def gap_scale(epsilon: float, epsilon_scale: float = 1.0) -> float:
@@ -168,23 +214,33 @@ _ACCURACY_SHARE = 0.8
 
 
 def _spacing_budget(
-    losses: dict, counts: dict, accuracy: float, epsilon_scale: float = 1.0
+    losses: dict,
+    counts: dict,
+    accuracy: float,
+    epsilon_scale: float = 1.0,
+    law: ErrorLaw | bool | None = False,
 ) -> float | None:
     """B with gap ≈ κ·(h² + h_l²/2) ≤ share·a ⟺ h² + h_l²/2 ≤ B (None: any grid).
 
     a is the relative gap the accuracy allows at the estimated ε̂:
-    accuracy·max(ε̂, s)/ε̂ (:func:`gap_scale`).
+    accuracy·max(ε̂, s)/ε̂ (:func:`gap_scale`). ``law``: the
+    :func:`error_law` if already computed.
     """
-    law = _error_law(losses, counts)
-    if law is None or law[0] <= 0:
+    if law is False:
+        law = error_law(losses, counts)
+    if law is None or law.coefficient <= 0:
         return None
-    coefficient, epsilon_estimate = law
+    coefficient, epsilon_estimate = law.coefficient, law.epsilon_estimate
     relative = accuracy * gap_scale(epsilon_estimate, epsilon_scale) / epsilon_estimate
     return _ACCURACY_SHARE * relative / coefficient
 
 
 def choose_grid_spacing(
-    losses: dict, counts: dict, accuracy: float, epsilon_scale: float = 1.0
+    losses: dict,
+    counts: dict,
+    accuracy: float,
+    epsilon_scale: float = 1.0,
+    law: ErrorLaw | bool | None = False,
 ) -> float:
     """The upper bound's grid spacing, for a relative gap between the bounds of ``accuracy``.
 
@@ -193,7 +249,7 @@ def choose_grid_spacing(
     never coarser than 1e-4 (dp_accounting's default): the default upper
     bound is at least as tight as that accountant's.
     """
-    budget = _spacing_budget(losses, counts, accuracy, epsilon_scale)
+    budget = _spacing_budget(losses, counts, accuracy, epsilon_scale, law)
     if budget is None:
         return MAXIMUM_GRID_SPACING
     return min(math.sqrt(budget / 1.5), MAXIMUM_GRID_SPACING)
@@ -206,7 +262,12 @@ _LOWER_COARSENING_FROM = 100
 
 
 def lower_grid_spacing(
-    losses: dict, counts: dict, spacing: float, accuracy: float, epsilon_scale: float = 1.0
+    losses: dict,
+    counts: dict,
+    spacing: float,
+    accuracy: float,
+    epsilon_scale: float = 1.0,
+    law: ErrorLaw | bool | None = False,
 ) -> float:
     """A grid spacing for the binned lower bound: coarser where the accuracy allows.
 
@@ -220,7 +281,7 @@ def lower_grid_spacing(
     """
     if sum(counts.values()) < _LOWER_COARSENING_FROM:
         return spacing  # nothing to save: a few mechanisms compose in no time
-    budget = _spacing_budget(losses, counts, accuracy, epsilon_scale)
+    budget = _spacing_budget(losses, counts, accuracy, epsilon_scale, law)
     if budget is None:
         return spacing
     left = budget - spacing**2

@@ -23,7 +23,7 @@ from gaussdp.accountant.guarantees import _FINEST_REFINEMENT, ProfileGuarantee, 
 from gaussdp.accountant.result import Accounting
 from gaussdp.pld import composition as pld_compose
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, GridPLD, discretise
-from gaussdp.pld.lower_tail import LowerTail, compose_lower_tail
+from gaussdp.pld.lower_tail import LowerTail, compose_lower_tail, lower_tail_discretisation_tail
 from gaussdp.pld.query import Profile, from_zero, profile_of
 
 #: The neighbouring directions, in the order of each leaf's (remove, add) pair.
@@ -93,7 +93,11 @@ def _compose_all(
         # dominates.
         tilted = kind == PESSIMISTIC and rows_for(estimate(spacing, index)) == 2
         for _ in range(2):
-            cut = grids._DISCRETISATION_TAIL if tilted else grids.PLAIN_DISCRETISATION_TAIL
+            cut = (
+                pld_compose.tilted_discretisation_tail(total_count, tilt_tail, floor)
+                if tilted
+                else grids.PLAIN_DISCRETISATION_TAIL
+            )
             items = [
                 (discretise(pair[index], spacing, kind, cut), counts[leaf])
                 for leaf, pair in losses.items()
@@ -158,6 +162,7 @@ def _numerical(
     accuracy=None,
     epsilon_scale=1.0,
     reaccount=None,
+    law=None,
 ):
     """The numerical path's Accounting (both kinds composed on demand, then cached).
 
@@ -168,7 +173,10 @@ def _numerical(
     were chosen for (None: a spacing was given). ``reaccount(accuracy)``:
     the same mechanism accounted again for a finer accuracy (given with an
     ``accuracy``; :func:`gaussdp.accountant.account` passes itself down, so
-    that this module does not import the entry point above it).
+    that this module does not import the entry point above it). ``law``: the
+    grids' :class:`~gaussdp.accountant.grids.ErrorLaw`, which predicts the
+    gap a query will find (a query predicted to miss the accuracy goes to a
+    finer grid at once).
     """
     spacing, lower_spacing = spacings
     cache: dict[str, dict[str, GridPLD]] = {}
@@ -221,6 +229,7 @@ def _numerical(
             accuracy,
             epsilon_scale,
             reaccount,
+            law,
         )
 
     # The bounds read atoms at losses ≥ −h only (from_zero); tradeoff() reads all of them.
@@ -247,7 +256,7 @@ def _numerical(
             if isinstance(guarantee, ProfileGuarantee):
                 # one refinement, for this accounting's accuracy: the finer accounting does
                 # not refine its own grids again for its (finer) accuracy
-                guarantee = replace(guarantee, refine_grid=None, _refined={})
+                guarantee = replace(guarantee, refine_grid=None, predicted_gap=None, _refined={})
             return guarantee
 
     return Accounting(
@@ -263,6 +272,11 @@ def _numerical(
             accuracy,
             refine_grid=refine_grid,
             epsilon_scale=epsilon_scale,
+            predicted_gap=(
+                None
+                if law is None or refine_grid is None
+                else lambda upper: law.gap_at_upper(upper, spacing, lower_spacing)
+            ),
         ),
         distributions,
         with_floor,
@@ -336,8 +350,9 @@ def _lower_tail(
     """
     if progress is not None:
         progress(f"lower bound's tail, {DIRECTIONS[index]} direction: composing tilted")
+    cut = lower_tail_discretisation_tail(sum(counts.values()), tolerance, delta)
     items = [
-        (discretise(pair[index], spacing, OPTIMISTIC, grids._DISCRETISATION_TAIL), counts[leaf])
+        (discretise(pair[index], spacing, OPTIMISTIC, cut), counts[leaf])
         for leaf, pair in losses.items()
     ]
     longest = int(grids.MEMORY_FRACTION * grids.available_memory() / (grids.BYTES_PER_POINT * 2))

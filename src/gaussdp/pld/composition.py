@@ -41,11 +41,13 @@ from gaussdp.pld.tilt import Tilt, reachable, tail_index
 __all__ = [
     "CompositionPlan",
     "compose",
+    "drop_budget",
     "needs_tilt",
     "plain_plan",
     "plan_self_composition",
     "rounding_allowance",
     "self_compose",
+    "tilted_discretisation_tail",
     "trim",
     "window_tail",
 ]
@@ -345,6 +347,32 @@ _FLOOR_DROP_SHARE = 1e-5
 _TILTED_WRAP_SHARE = 1e-3
 
 
+def drop_budget(tilt_tail: float | None = None, floor: float | None = None) -> float:
+    """The P-mass a tilted composition may lose: 1e-9 of its tilt tail, ≤ 1e-5 of ``floor``.
+
+    Lost mass goes to +∞ (every δ carries it); see :func:`compose_many`.
+    """
+    drop = _TILTED_DROP_SHARE * (tilt_tail or _TILT_TAIL)
+    if floor:
+        drop = min(drop, _FLOOR_DROP_SHARE * floor)
+    return max(drop, DEFAULT_TAIL)
+
+
+def tilted_discretisation_tail(
+    total_count: int, tilt_tail: float | None = None, floor: float | None = None
+) -> float:
+    """The mass each mechanism's grid may leave beyond it, for a tilted composition.
+
+    A quarter of the :func:`drop_budget`, shared over the ``total_count``
+    compositions: the P-mass above the grid goes to +∞, so the composition
+    carries at most the union bound Σ c_i·(tail) = drop/4 there. Atoms
+    holding less would be left out by :func:`~gaussdp.pld.tilt.reachable`
+    anyway; not discretising them first makes each grid shorter (σ = 1,
+    q = 1e-5, 10⁶ steps: 0.51 M points instead of 0.92 M at 1e-30).
+    """
+    return max(0.25 * drop_budget(tilt_tail, floor) / total_count, DEFAULT_TAIL)
+
+
 def needs_tilt(length: int, total_count: int, floor: float | None = None) -> bool:
     """Whether a pessimistic composition is also computed exponentially tilted.
 
@@ -561,12 +589,9 @@ def compose_many(
             index = np.arange(weights.size)
             mean = float(np.sum(index * weights))
             variance += count * float(np.sum((index - mean) ** 2 * weights))
-        tilt_tail = tilt_tail or _TILT_TAIL
-        drop = _TILTED_DROP_SHARE * tilt_tail
-        if floor:
-            drop = min(drop, _FLOOR_DROP_SHARE * floor)
+        drop = max(drop_budget(tilt_tail, floor), tail)
         masses, switch, lam, log_total, lengths, lost = _tilted_composition(
-            items, plan, full, tail, max(math.sqrt(variance), 1.0), tilt_tail, max(drop, tail)
+            items, plan, full, tail, max(math.sqrt(variance), 1.0), tilt_tail or _TILT_TAIL, drop
         )
         allowance = rounding_allowance(max(lengths), total_count)
         slack_at_cut = allowance * math.exp(min(log_total - lam * switch, 0.0))

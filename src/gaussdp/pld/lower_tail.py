@@ -62,7 +62,7 @@ from gaussdp.pld.grid import GridPLD
 from gaussdp.pld.query import Lattice
 from gaussdp.pld.tilt import Tilt, reachable
 
-__all__ = ["LowerTail", "compose_lower_tail"]
+__all__ = ["LowerTail", "compose_lower_tail", "lower_tail_discretisation_tail"]
 
 # Relative margin by which a solved ε is moved down (the closed form's rounding).
 _ROUNDING = 1e-12
@@ -275,6 +275,18 @@ def compose_lower_tail(
         infinity_mass=_infinity_mass(items),
         dropped_q=math.exp(math.log(dropped_q) - q_scale) if dropped_q > 0.0 else 0.0,
     )
+
+
+def lower_tail_discretisation_tail(total_count: int, tolerance: float, delta: float) -> float:
+    """The mass each mechanism's binned grid may fold into its end atoms, for a lower tail.
+
+    Folding outcomes into the end atoms is post-processing (the lower bound
+    stays one), and the top atom, which then holds at most this, is among
+    those :func:`_truncated` leaves out: a tenth of its budget
+    (:data:`_DROP_SHARE`·``tolerance``·``delta``), shared over the
+    ``total_count`` compositions by the union bound. Not at least 1e-30.
+    """
+    return max(0.1 * _DROP_SHARE * tolerance * delta / total_count, 1e-30)
 
 
 def _truncated(items: list[tuple[GridPLD, int]], budget: float):
