@@ -219,7 +219,6 @@ def account(
         # Bounds apart by what is unknown (a caveat), not by the grid: no finer grid narrows them.
         accuracy=None if grid_spacing or caveats_of(losses) else accuracy,
         epsilon_scale=epsilon_scale,
-        law=law,
         reaccount=lambda finer: account(
             mechanism,
             neighbouring=neighbouring,

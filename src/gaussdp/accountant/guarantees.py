@@ -146,12 +146,10 @@ _TAIL_BIN = 0.25
 _FINEST_REFINEMENT = 1e-10
 #: At most this many finer grids per query, each chosen from the gap the previous reached.
 _GRID_REFINEMENTS = 2
-#: A finer grid is chosen for this share of the accuracy (at the gap found or predicted).
+#: A finer grid is chosen for this share of the accuracy (at the gap the coarser one found).
 _REFINED_SHARE = 0.8
-#: A query whose gap the error law predicts above this many accuracies goes to a finer
-#: grid at once (σ = 1, q = 1e-5, T = 10⁶: predicted 0.68 and 0.98, found 0.80 and 1.03,
-#: at δ = 1e-6 and 1e-9).
-_PREDICTED_MISS = 0.85
+#: A gap up to this many accuracies is a near miss (see ProfileGuarantee._on_a_finer_grid).
+_NEAR_MISS = 1.5
 
 
 def _tail_bins(epsilon: np.ndarray) -> np.ndarray:
@@ -215,8 +213,6 @@ class ProfileGuarantee(_Guarantee):
     accuracy: float | None = None
     refine_grid: Callable[[float], _Guarantee | None] | None = None
     epsilon_scale: float = 1.0
-    #: The gap (in ε) the grids' error law predicts where the upper bound reads ε.
-    predicted_gap: Callable[[float], float] | None = None
     _refined: dict = field(default_factory=dict, compare=False, repr=False)
 
     @cached_property
@@ -334,39 +330,8 @@ class ProfileGuarantee(_Guarantee):
         """Directions by decreasing upper bound (each one's lower bound is at most that)."""
         return sorted(range(len(uppers)), key=lambda i: -float(np.max(uppers[i])))
 
-    def _predicted_miss(self, delta: float) -> float | None:
-        """The gap the grids' error law predicts at the plain ε(δ), in accuracies, if a miss.
-
-        The grids are chosen for a share of the accuracy at an ε estimated
-        before any δ is asked (:class:`~gaussdp.accountant.grids.ErrorLaw`);
-        a query reaching a larger ε finds a larger gap. Where the law says it
-        exceeds the accuracy, the finer grid is taken at once, without first
-        refining the allowances on this one (their tilted compositions are
-        the costly part). Read at the upper bound as computed, without its
-        allowance (which may be most of it at a small δ). A miss is a
-        prediction above :data:`_PREDICTED_MISS`: the law has been up to 17%
-        optimistic, and a finer grid taken at once costs about 1.1 times this
-        one, against 2.1 times for this one refined and then the finer one.
-        None: no prediction, or no miss.
-        """
-        if self.predicted_gap is None or self.refine_grid is None or not self._refines():
-            return None
-        upper = max(_without_allowance(p).epsilon(delta) for p in self.upper)
-        if not math.isfinite(upper) or upper <= 0.0:
-            return None
-        predicted = self.predicted_gap(upper) / (
-            self.accuracy * gap_scale(upper, self.epsilon_scale)
-        )
-        return predicted if predicted > _PREDICTED_MISS else None
-
     def epsilon_bounds(self, delta):
         """(lower, upper) on ε(δ), each side refined where its allowance keeps them apart."""
-        predicted = self._predicted_miss(delta)
-        if predicted is not None:
-            upper = max(p.epsilon(delta) for p in self.upper)
-            lower = self.epsilon_lower(delta)
-            lower, upper = self._on_a_finer_grid(delta, lower, upper, predicted)
-            return min(lower, upper), upper
         upper = self.epsilon_upper(delta)
         lower = self.epsilon_lower(delta)
         if not self._refines() or (
@@ -392,35 +357,36 @@ class ProfileGuarantee(_Guarantee):
             lower, upper = self._on_a_finer_grid(delta, lower, upper)
         return min(lower, upper), upper
 
-    def _on_a_finer_grid(
-        self, delta: float, lower: float, upper: float, predicted: float | None = None
-    ) -> tuple[float, float]:
+    def _on_a_finer_grid(self, delta: float, lower: float, upper: float) -> tuple[float, float]:
         """Where the grids' error law was optimistic, both bounds again on finer grids.
 
         The gap scales with h², i.e. with the accuracy the grids are chosen
         for: a gap of g accuracies asks for grids of accuracy
         a·:data:`_REFINED_SHARE`/g (at most 0.9·a, each step from the gap
         the previous grid reached), computed once per accuracy (None where
-        memory does not allow them). ``predicted``: the gap the error law
-        predicts (:meth:`_predicted_miss`), used for the first step instead
-        of the gap between ``lower`` and ``upper`` (then bounds on this grid
-        that have not been refined). Both are certified, so the tighter of
-        each pair is kept.
+        memory does not allow them): a gap just above the accuracy (at most
+        :data:`_NEAR_MISS` accuracies) asks for a grid only a little finer
+        (1.025 accuracies: 1.13 times the points, where halving the accuracy
+        made 1.41); a larger one for the accuracy halved until 90% of it
+        should be reached (the grid may have been capped at 1e-4, finer than
+        the accuracy asked, and then the gap does not scale with it). Both are certified, so the
+        tighter of each pair is kept.
         """
         gap = (upper - lower) / (self.accuracy * gap_scale(upper, self.epsilon_scale))
-        if predicted is not None:
-            gap = predicted
-        elif gap <= 1.0:
+        if gap <= 1.0:
             return lower, upper
-        else:
-            lower_cost, upper_cost = self.allowance_costs(delta)
-            if max(lower_cost, upper_cost) > _ALLOWANCE_SHARE * (upper - lower):
-                return lower, upper  # the allowances decide: finer grids do not help
+        lower_cost, upper_cost = self.allowance_costs(delta)
+        if max(lower_cost, upper_cost) > _ALLOWANCE_SHARE * (upper - lower):
+            return lower, upper  # the allowances decide: finer grids do not help
         factor = 1.0
         # At most _GRID_REFINEMENTS steps, each from the gap the previous grid reached
         # (the finer accountings do not refine for their own accuracy: no cascade).
         for _ in range(_GRID_REFINEMENTS):
-            factor = self._finer_factor(factor * min(_REFINED_SHARE / gap, 0.9))
+            if gap <= _NEAR_MISS:
+                wanted = _REFINED_SHARE / gap
+            else:  # far off (or on a grid capped at 1e-4, where the gap does not follow a)
+                wanted = 2.0 ** -math.ceil(math.log2(gap / 0.9))
+            factor = self._finer_factor(factor * min(wanted, 0.9))
             key = ("grid", factor)
             if key not in self._refined:
                 self._refined[key] = self.refine_grid(self.accuracy * factor)

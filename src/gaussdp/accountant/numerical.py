@@ -28,6 +28,8 @@ from gaussdp.pld.query import Profile, from_zero, profile_of
 
 #: The neighbouring directions, in the order of each leaf's (remove, add) pair.
 DIRECTIONS = ("remove", "add")
+#: Where an accounting keeps the pessimistic compositions its queries tilted at the default.
+_DEFAULT_TILTED = "pessimistic, tilted"
 
 
 def _compose_all(
@@ -162,7 +164,7 @@ def _numerical(
     accuracy=None,
     epsilon_scale=1.0,
     reaccount=None,
-    law=None,
+    pessimistic=None,
 ):
     """The numerical path's Accounting (both kinds composed on demand, then cached).
 
@@ -173,15 +175,16 @@ def _numerical(
     were chosen for (None: a spacing was given). ``reaccount(accuracy)``:
     the same mechanism accounted again for a finer accuracy (given with an
     ``accuracy``; :func:`gaussdp.accountant.account` passes itself down, so
-    that this module does not import the entry point above it). ``law``: the
-    grids' :class:`~gaussdp.accountant.grids.ErrorLaw`, which predicts the
-    gap a query will find (a query predicted to miss the accuracy goes to a
-    finer grid at once).
+    that this module does not import the entry point above it).
+    ``pessimistic``: the pessimistic compositions if already computed (a
+    tilted one that reaches this accounting's floor).
     """
     spacing, lower_spacing = spacings
     cache: dict[str, dict[str, GridPLD]] = {}
     if optimistic is not None:
         cache[OPTIMISTIC] = optimistic
+    if pessimistic is not None:
+        cache[PESSIMISTIC] = pessimistic
     estimates = {} if estimates is None else estimates
 
     def estimate(grid: float, index: int) -> int:
@@ -216,6 +219,10 @@ def _numerical(
             _top_floor(pld) <= new_floor for pld in cache[PESSIMISTIC].values()
         ):
             return None
+        # The default-tilted composition a query made on this grid, if it reaches the floor.
+        tilted = cache.get(_DEFAULT_TILTED)
+        if tilted is not None and any(_top_floor(pld) > new_floor for pld in tilted.values()):
+            tilted = None
         return _numerical(
             mechanism,
             neighbouring,
@@ -229,7 +236,7 @@ def _numerical(
             accuracy,
             epsilon_scale,
             reaccount,
-            law,
+            tilted,
         )
 
     # The bounds read atoms at losses ≥ −h only (from_zero); tradeoff() reads all of them.
@@ -243,7 +250,9 @@ def _numerical(
     refinements = (None, None)
     refine_grid = None
     if accuracy is not None:
-        refinements = refiners(losses, leaves, spacings, distributions, progress, estimate)
+        refinements = refiners(
+            losses, leaves, spacings, distributions, progress, estimate, kept=cache
+        )
 
         def refine_grid(finer: float) -> _Guarantee | None:
             if finer < _FINEST_REFINEMENT:
@@ -256,7 +265,7 @@ def _numerical(
             if isinstance(guarantee, ProfileGuarantee):
                 # one refinement, for this accounting's accuracy: the finer accounting does
                 # not refine its own grids again for its (finer) accuracy
-                guarantee = replace(guarantee, refine_grid=None, predicted_gap=None, _refined={})
+                guarantee = replace(guarantee, refine_grid=None, _refined={})
             return guarantee
 
     return Accounting(
@@ -272,11 +281,6 @@ def _numerical(
             accuracy,
             refine_grid=refine_grid,
             epsilon_scale=epsilon_scale,
-            predicted_gap=(
-                None
-                if law is None or refine_grid is None
-                else lambda upper: law.gap_at_upper(upper, spacing, lower_spacing)
-            ),
         ),
         distributions,
         with_floor,
@@ -299,6 +303,7 @@ def refiners(
     distributions: Callable[[str], dict[str, GridPLD]],
     progress: Callable[[str], None] | None,
     estimate: Callable[[float, int], int] | None = None,
+    kept: dict | None = None,
 ):
     """The refinements of :class:`ProfileGuarantee` for a numerical accounting.
 
@@ -307,6 +312,8 @@ def refiners(
     default, 1e-10), or None if memory allows only the plain one or the plain
     one is that already. ``refine_lower(ε, δ,
     tolerance, direction)``: a direction's lower tail (:func:`_lower_tail`).
+    ``kept``: where the default-tilted compositions are kept once made (an
+    accounting asked for a lower floor on the same grid starts from them).
     """
     spacing, lower_spacing = spacings
     if estimate is None:
@@ -323,6 +330,8 @@ def refiners(
         )
         if any(pld.cut_index is None for pld in composed.values()):
             return None  # memory allowed the plain composition only
+        if kept is not None and tilt_tail is None:
+            kept[_DEFAULT_TILTED] = composed
         return tuple(profile_of(from_zero(d)) for d in composed.values())
 
     def refine_lower(epsilon: float, delta: float, tolerance: float, index: int):
