@@ -266,3 +266,31 @@ def test_from_profile_accepts_duck_typed_profiles_and_explicit_grids():
         C.from_profile(Profile(), epsilons=[-1.0])
     with pytest.raises(InvalidParameterError, match="must be a PrivacyProfile"):
         C.from_profile(3.0)
+
+
+def test_from_profile_stops_halving_where_only_rounding_is_left():
+    """A pure-DP kink with a floor of 1e-11 once took 2,000 rounds of refinement (34 s).
+
+    The curve (found by the property tests) is ε-DP with ε = 0.5699 and δ = 1e-11. Near
+    the kink the profile's lines have slopes e^ε equal to 1e-12, meet where rounding puts
+    them, and the chord test kept flagging the same vertex; intervals of ε narrower than
+    1e-9 are no longer halved. The result is still valid and below the curve.
+    """
+    curve = C.from_points(
+        [0.0, 0.3612576854413484, 0.9999999999899999, 1.0],
+        [0.99999999999, 0.3612576854413481, 0.0, 0.0],
+    ).symmetrize()
+    profile = PrivacyProfile.from_tradeoff(curve)
+    evaluated = []
+
+    def counted(epsilon):
+        epsilon = np.asarray(epsilon, dtype=float)
+        evaluated.append(epsilon.size)
+        return profile.delta(epsilon)
+
+    back = C.from_profile(counted)
+    assert sum(evaluated) < 2_000  # 2 points per round, rounds up to the 65,536-point cap
+    alphas = np.linspace(0.0, 1.0, 2001)
+    assert np.all(back.beta(alphas) <= curve.beta(alphas) + 1e-12)
+    assert np.all(np.diff(back.beta(alphas)) <= 1e-15)  # non-increasing
+    assert back.beta(np.array([0.3]))[0] == pytest.approx(curve.beta(np.array([0.3]))[0], abs=1e-8)
