@@ -110,3 +110,43 @@ def test_a_rare_heavy_tail_is_composed_on_a_short_window_and_stays_below():
         lower = float(tail.delta(np.array([epsilon]))[0])
         assert plain.delta(epsilon) <= lower <= upper.delta(epsilon)
         assert at_least <= tail.epsilon(delta) <= upper.epsilon(delta)
+
+
+def test_a_tail_is_tilted_where_the_labels_of_the_deciding_atoms_are():
+    """Binned labels drift from the true losses over many steps; the window follows them.
+
+    Each step: an atom labelled 0 whose true loss is c = 2e-6 (a spike off its grid
+    point, as binning leaves one), and a rare atom at loss 1 (P-mass 1e-11). After
+    10⁵ steps the labels lie 0.2 nats below the true losses, and δ(ε) is exactly a
+    binomial sum over the number N of rare atoms: P(N)·(1 − e^{ε − N − (T − N)c})_+.
+    A window started at the label of the queried loss held none of the atoms that
+    decide δ there (the lower bound was 0; on σ = 0.5, q = 1e-6, T = 10⁶ it was 0.40
+    for an ε of 0.56).
+    """
+    from scipy import stats
+
+    from gaussdp.pld.grid import GridPLD
+    from gaussdp.pld.lower_tail import compose_lower_tail, label_drift
+
+    spacing, offset_loss, rare, steps = 1e-4, 2e-6, 1e-11, 10**5
+    top = round(1.0 / spacing)
+    p = np.zeros(top + 1)
+    r = np.zeros(top + 1)
+    p[0], r[0] = 1.0 - rare, (1.0 - rare) * math.exp(-offset_loss)
+    p[top], r[top] = rare, rare  # true loss 1 = its label
+    step = GridPLD(spacing, 0, p, r, 0.0, "optimistic")
+    assert label_drift([(step, steps)]) == pytest.approx(-0.2, rel=1e-9)
+
+    def exact_delta(epsilon):
+        count = np.arange(6)
+        loss = count * 1.0 + (steps - count) * offset_loss
+        chance = np.exp(stats.binom.logpmf(count, steps, rare))
+        return float(np.sum(chance * np.maximum(-np.expm1(epsilon - loss), 0.0)))
+
+    delta, low, high = 1e-7, 0.0, 5.0
+    for _ in range(200):
+        middle = 0.5 * (low + high)
+        low, high = (middle, high) if exact_delta(middle) > delta else (low, middle)
+    tail = compose_lower_tail([(step, steps)], low, delta, 1e-8)
+    assert tail is not None
+    assert low - 1e-8 <= tail.epsilon(delta) <= high  # 1.0946377 (0 with the window at the label)
