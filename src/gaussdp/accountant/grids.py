@@ -232,15 +232,24 @@ def choose_grid_spacing(
 ) -> float:
     """The upper bound's grid spacing, for a relative gap between the bounds of ``accuracy``.
 
-    With both bounds on one spacing h the gap is about 1.5·κ·h²
-    (:func:`_relative_error_coefficient`), so h = √(B/1.5) (:func:`_spacing_budget`),
-    never coarser than 1e-4 (dp_accounting's default): the default upper
+    The gap is about κ·(h² + h_l²/2) (:func:`_relative_error_coefficient`).
+    A composition of fewer than 100 mechanisms takes both bounds on one
+    spacing, h = √(B/1.5) (:func:`_spacing_budget`). From 100 on, the lower
+    bound's grid is √2 times coarser (:func:`lower_grid_spacing`) and
+    h = √(B/2): the binned lower bound composes two rows (P and Q) and the
+    upper bound one, so the cost r_u/h + r_l/h_l is least near
+    h_l = (2r_l/r_u)^{1/3}·h = 1.59h, of which √2 is the nearest step of the
+    lower grids' ladder. The composed points are 7% fewer than with one
+    spacing, and the upper bound's share of the gap a quarter smaller (on
+    ImageNet, σ = 2.5: 7.4403131 instead of 7.4403639, at the same gap).
+    Never coarser than 1e-4 (dp_accounting's default): the default upper
     bound is at least as tight as that accountant's.
     """
     budget = _spacing_budget(losses, counts, accuracy, epsilon_scale, law)
     if budget is None:
         return MAXIMUM_GRID_SPACING
-    return min(math.sqrt(budget / 1.5), MAXIMUM_GRID_SPACING)
+    share = 2.0 if sum(counts.values()) >= _LOWER_COARSENING_FROM else 1.5
+    return min(math.sqrt(budget / share), MAXIMUM_GRID_SPACING)
 
 
 #: The lower bound's grid is at most this many times coarser than the upper bound's,
@@ -263,9 +272,9 @@ def lower_grid_spacing(
     bound's, :func:`_relative_error_coefficient`), so it gets what the upper
     bound at its own spacing h leaves of the budget: h_l = √(2·(B − h²)),
     between h and 8h, rounded down to h·2^(k/2) (runs that differ only in T
-    then share a grid, as sweeps do). Where the upper grid was capped at 1e-4
-    this is coarser than h; elsewhere it is h. Only the distance between the
-    bounds depends on it: both stay certified.
+    then share a grid, as sweeps do). That is √2·h (:func:`choose_grid_spacing`
+    leaves it that much), and more where the upper grid was capped at 1e-4.
+    Only the distance between the bounds depends on it: both stay certified.
     """
     if sum(counts.values()) < _LOWER_COARSENING_FROM:
         return spacing  # nothing to save: a few mechanisms compose in no time
