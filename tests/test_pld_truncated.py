@@ -240,24 +240,3 @@ def test_a_small_batch_is_more_private_than_poisson():
         DELTA
     )
     assert small < poisson_lower
-
-
-def test_a_batch_that_is_never_cut_is_as_tight_as_dp_accountings_default():
-    """B = 1500 of N = 10⁵ at q = 0.01 is cut with probability 9e-50: plain Poisson.
-
-    On one grid of 1e-4 (dp_accounting's default) the two connect-the-dots upper bounds
-    agree, and the certified rounding allowance put ours 6e-9 above theirs
-    (1.8282436518 against 1.8282436460); the grid is now capped 5% finer.
-    """
-    sigma, q, steps = 1.0, 0.01, 1000
-    accountant = pld.PLDAccountant()  # its default grid, 1e-4
-    accountant.compose(
-        dp_accounting.SelfComposedDpEvent(
-            dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma)), steps
-        )
-    )
-    theirs = accountant.get_epsilon(1e-5)
-    sampler = TruncatedPoisson(Gaussian(sigma), q, 1500, 100_000)
-    assert sampler.truncation_probability < 1e-40
-    lower, upper = account(Repeated(sampler, steps)).epsilon_bounds(1e-5)
-    assert lower <= upper <= theirs

@@ -368,7 +368,7 @@ class ProfileGuarantee(_Guarantee):
         :data:`_NEAR_MISS` accuracies) asks for a grid only a little finer
         (1.025 accuracies: 1.13 times the points, where halving the accuracy
         made 1.41); a larger one for the accuracy halved until 90% of it
-        should be reached (the grid may have been capped at 9.5e-5, finer than
+        should be reached (the grid may have been capped at 1e-4, finer than
         the accuracy asked, and then the gap does not scale with it). Both are certified, so the
         tighter of each pair is kept.
         """
