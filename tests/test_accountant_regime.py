@@ -155,9 +155,11 @@ def test_queries_that_miss_a_little_share_one_finer_grid():
     guarantee = g.account(g.DPSGD(1.1, 0.01, 500))._guarantee
     factors = {guarantee._finer_factor(wanted) for wanted in (0.80, 0.79, 0.775)}
     assert factors == {2.0**-0.375}
-    guarantee._refined[("grid", 0.5)] = None
+    guarantee._refined[("grid", 0.5)] = guarantee
     assert guarantee._finer_factor(0.6) == 0.5  # at least as fine as wanted: reused
     assert guarantee._finer_factor(0.45) == 2.0**-1.25
+    guarantee._refined[("grid", 0.5)] = None  # memory did not allow it: not reused
+    assert guarantee._finer_factor(0.6) == 2.0**-0.75
 
 
 def test_optimistic_atoms_are_kept_by_their_true_loss():

@@ -403,11 +403,16 @@ class ProfileGuarantee(_Guarantee):
     def _finer_factor(self, wanted: float) -> float:
         """The accuracy factor of the finer grids to use for ``wanted`` (< 1).
 
-        The coarsest finer grid already computed that is at least as fine;
-        else ``wanted`` rounded down to the ladder 2^(−k/8), so that queries
-        whose gaps differ a little share one finer accounting.
+        The coarsest finer grid already computed (where memory allowed it)
+        that is at least as fine; else ``wanted`` rounded down to the ladder
+        2^(−k/8), so that queries whose gaps differ a little share one finer
+        accounting.
         """
-        made = [key[1] for key in self._refined if key[0] == "grid" and key[1] <= wanted]
+        made = [
+            key[1]
+            for key, finer in self._refined.items()
+            if key[0] == "grid" and key[1] <= wanted and finer is not None
+        ]
         if made:
             return max(made)
         return 2.0 ** (-math.ceil(-8.0 * math.log2(wanted) - 1e-9) / 8.0)
