@@ -150,3 +150,27 @@ def test_a_tail_is_tilted_where_the_labels_of_the_deciding_atoms_are():
     tail = compose_lower_tail([(step, steps)], low, delta, 1e-8)
     assert tail is not None
     assert low - 1e-8 <= tail.epsilon(delta) <= high  # 1.0946377 (0 with the window at the label)
+
+
+def test_a_tail_needs_no_grid_beyond_what_it_leaves_out():
+    """Binned at a tenth of the truncation budget per step, the grid is shorter, same bound.
+
+    Folding the outcomes above the grid into its top atom is post-processing; that atom
+    then holds at most the budget and is among those the tail leaves out anyway. Same
+    run as above: the bound on ε(9.5e-13) is that of the 1e-30 grid to 1e-9.
+    """
+    from gaussdp.pld import SubsampledLoss
+    from gaussdp.pld.lower_tail import lower_tail_discretisation_tail
+
+    loss = SubsampledLoss(GaussianLoss(1 / 0.66), 6.5e-6, "remove")
+    epsilon, delta, tolerance, steps = 0.2, 9.5e-13, 1e-6, 1700
+    cut = lower_tail_discretisation_tail(steps, tolerance, delta)
+    assert 1e-30 < cut < 1e-3 * tolerance * delta / steps
+    short = discretise(loss, 1e-4, "optimistic", cut)
+    long = discretise(loss, 1e-4, "optimistic", 1e-30)
+    assert short.p_masses.size < 0.8 * long.p_masses.size
+    bounds = [
+        compose_lower_tail([(pld, steps)], epsilon, delta, tolerance).epsilon(delta)
+        for pld in (short, long)
+    ]
+    assert bounds[0] == pytest.approx(bounds[1], rel=1e-9)
