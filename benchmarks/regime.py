@@ -651,6 +651,18 @@ def _below_external(row: dict, run: dict) -> str:
     return f" (dp_accounting's ε is below {external[0]}'s lower bound)"
 
 
+def _misses(cells: dict, low: float, high: float, what: str) -> list[str]:
+    """The cells (bounds, report) whose certified interval is disjoint from [low, high]."""
+    problems = []
+    for cell in ("bounds", "report"):
+        lower, upper = _value(cells.get(cell), "lower"), _value(cells.get(cell))
+        if lower is not None and upper is not None and (upper < low or lower > high):
+            problems.append(
+                f"{cell}: [{lower:.8g}, {upper:.8g}] misses {what} [{low:.8g}, {high:.8g}]"
+            )
+    return problems
+
+
 def _checks(cells: dict, run: dict | None = None) -> list[str]:
     """Certified-bound violations: against dp_accounting, the fine reference's bracket and
     an external reference (:data:`EXTERNAL_REFERENCES`)."""
@@ -658,23 +670,11 @@ def _checks(cells: dict, run: dict | None = None) -> list[str]:
     external = _external(run)
     if external is not None:
         name, low, high, _ = external
-        for cell in ("bounds", "report"):
-            lower, upper = _value(cells.get(cell), "lower"), _value(cells.get(cell))
-            if lower is not None and upper is not None and (upper < low or lower > high):
-                problems.append(
-                    f"{cell}: [{lower:.8g}, {upper:.8g}] misses {name}'s bracket "
-                    f"[{low:.8g}, {high:.8g}]"
-                )
+        problems += _misses(cells, low, high, f"{name}'s bracket")
     reference = cells.get("fine_reference")
     if _ok(reference):
         low, high = _value(reference, "lower"), _value(reference)
-        for cell in ("bounds", "report"):
-            lower, upper = _value(cells.get(cell), "lower"), _value(cells.get(cell))
-            if lower is not None and upper is not None and (upper < low or lower > high):
-                problems.append(
-                    f"{cell}: [{lower:.8g}, {upper:.8g}] misses the fine reference's certified "
-                    f"bracket [{low:.8g}, {high:.8g}]"
-                )
+        problems += _misses(cells, low, high, "the fine reference's certified bracket")
     fine, default = _value(cells.get("pld_fine")), _value(cells.get("pld_default"))
     optimistic = _value(cells.get("pld_optimistic"))
     for cell in ("bounds", "report"):
