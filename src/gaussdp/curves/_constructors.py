@@ -289,9 +289,9 @@ def _envelope_needing_refinement(epsilons: np.ndarray, deltas: np.ndarray, toler
     refine = np.zeros(epsilons.size, dtype=bool)
     if x.size >= 3:
         width = x[2:] - x[:-2]
-        # Coincident neighbours (width 0) leave nothing between them to refine.
+        # Coincident neighbours (width 0) leave nothing between them to refine: chord = y.
         share = np.divide(x[1:-1] - x[:-2], width, out=np.zeros_like(width), where=width > 0)
-        chord = y[:-2] + (y[2:] - y[:-2]) * share
+        chord = np.where(width > 0, y[:-2] + (y[2:] - y[:-2]) * share, y[1:-1])
         # The TPR 1 − y is at least |slope|·x by convexity, which keeps its digits.
         tpr = np.maximum(1.0 - y[1:-1], -slopes[active[:-1]] * x[1:-1])
         tail = np.minimum(tpr, y[1:-1])

@@ -307,10 +307,11 @@ def lower_tail_discretisation_tail(total_count: int, tolerance: float, delta: fl
     """The mass each mechanism's binned grid may fold into its end atoms, for a lower tail.
 
     Folding outcomes into the end atoms is post-processing (the lower bound
-    stays one), and the top atom, which then holds at most this, is among
-    those :func:`_truncated` leaves out: a tenth of its budget
+    stays one whatever the fold). The mass folded into the top atom is a
+    tenth of what :func:`_truncated` may leave out
     (:data:`_DROP_SHARE`·``tolerance``·``delta``), shared over the
-    ``total_count`` compositions by the union bound. Not at least 1e-30.
+    ``total_count`` compositions by the union bound, so atoms that far up
+    would be left out anyway. At least 1e-30.
     """
     return max(0.1 * _DROP_SHARE * tolerance * delta / total_count, 1e-30)
 
