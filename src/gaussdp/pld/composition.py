@@ -34,7 +34,7 @@ import numpy as np
 from scipy.fft import next_fast_len
 
 from gaussdp._numerics import UNIT_ROUNDOFF
-from gaussdp.pld.chernoff import chernoff_cut, log_mgf, log_terms, saddle
+from gaussdp.pld.chernoff import blocked_terms, chernoff_cut, log_mgf, log_terms, saddle
 from gaussdp.pld.grid import GridPLD
 from gaussdp.pld.tilt import Tilt, reachable, tail_index
 
@@ -260,8 +260,11 @@ def plan_composition(
         variance += count * float(np.sum((index - mean) ** 2 * weights))
         terms.append((np.log(p[positive]), index, count))
     scale = max(math.sqrt(variance), 1.0)
-    high_cut, high_lambda = chernoff_cut(terms, math.log(upper_tail or tail), scale, +1)
-    low_cut, low_lambda = chernoff_cut(terms, math.log(tail), scale, -1)
+    blocked = blocked_terms(terms)
+    high_cut, high_lambda = chernoff_cut(
+        terms, math.log(upper_tail or tail), scale, +1, blocked=blocked
+    )
+    low_cut, low_lambda = chernoff_cut(terms, math.log(tail), scale, -1, blocked=blocked)
     low = min(max(math.floor(-low_cut), 0), full - 1)
     high = max(min(math.ceil(high_cut), full - 1), low)
     length = next_fast_len(max(high - low + 1, longest), real=True)
@@ -442,7 +445,8 @@ def _tilted_composition(
     # The plain row: up to the switch, and far enough that wrapped mass lands below loss 0
     # (computed first: where its upper tail reaches ``tilt_tail`` is where the tilt is
     # centred).
-    wrap_cut, _ = chernoff_cut(terms, math.log(tail), scale, +1)
+    blocked = blocked_terms(terms)
+    wrap_cut, _ = chernoff_cut(terms, math.log(tail), scale, +1, blocked=blocked)
     zero = -sum(count * pld.offset for pld, count in items)  # relative index of loss 0
     lost = plan.below
     # Atoms from ``kept`` up, which hold at most drop/2 of every composed P-mass,
@@ -451,10 +455,13 @@ def _tilted_composition(
     if dropped > 0.0:
         items = [(replace(pld, p_masses=pld.p_masses[:kept]), c) for pld, c in items]
         terms = log_terms(items)
+        blocked = blocked_terms(terms)
         lost += dropped
     # λ is at most the Chernoff bound's at ``tilt_tail`` (its cut lies above the true one),
     # so the switch log Π M^c/λ, which grows with λ, is at most that λ's: the row reaches it.
-    tail_cut, lam = chernoff_cut(terms, math.log(tilt_tail), scale, +1, tolerance=0.05)
+    tail_cut, lam = chernoff_cut(
+        terms, math.log(tilt_tail), scale, +1, tolerance=0.05, blocked=blocked
+    )
     log_total = sum(count * log_mgf(log_p, index, lam) for log_p, index, count in terms)
     highest_switch = min(max(math.ceil(log_total / lam), low), full)
     plain_top = min(max(math.ceil(wrap_cut) - max(zero - low, 0), low), full - 1)
@@ -469,7 +476,7 @@ def _tilted_composition(
     # tail is ``tilt_tail`` (the Chernoff λ serves where rounding noise hides the tail).
     centre = tail_index(plain, tilt_tail)
     if tail_cut <= low + plain.size - 1 and centre is not None:
-        centred, inside = saddle(terms, low + centre, scale, tolerance=0.05)
+        centred, inside = saddle(terms, low + centre, scale, tolerance=0.05, blocked=blocked)
         lam = min(centred, lam) if inside else lam
     tilt = Tilt.of(items, lam, full, lambda n, at: log_mgf(terms[n][0], terms[n][1], at))
     lam, log_mgfs, log_total = tilt.lam, list(tilt.log_mgfs), tilt.log_total

@@ -118,6 +118,10 @@ class GridPLD:
         return tilted * np.exp(-self.losses)
 
 
+#: Grid points per step of the pessimistic split in :func:`discretise`.
+_CHUNK = 1 << 15
+
+
 def discretise(loss: PrivacyLoss, spacing: float, kind: str, tail: float) -> GridPLD:
     """Discretise an exact privacy loss onto the grid of the given spacing.
 
@@ -143,13 +147,15 @@ def discretise(loss: PrivacyLoss, spacing: float, kind: str, tail: float) -> Gri
         # cells: (-inf, l_0], (l_0, l_1], ..., (l_{n-1}, +inf)
         p = np.zeros(grid.size)
         p[0] = cells_p[0]  # everything at or below the grid, rounded up to its lowest point
-        inner_p, inner_q = cells_p[1:-1], cells_q[1:-1]
         # Split cell (l_k, l_{k+1}]: b to l_{k+1}, a = p − b to l_k, keeping P and Q mass:
-        # b = (p − e^{l_k} q)/(1 − e^{−h}).
-        upper = (inner_p - np.exp(grid[:-1]) * inner_q) / -math.expm1(-spacing)
-        upper = np.clip(upper, 0.0, inner_p)
-        p[1:] += upper
-        p[:-1] += inner_p - upper
+        # b = (p − e^{l_k} q)/(1 − e^{−h}). In chunks that stay in the processor's cache.
+        for start in range(0, grid.size - 1, _CHUNK):
+            stop = min(start + _CHUNK, grid.size - 1)
+            inner_p, inner_q = cells_p[start + 1 : stop + 1], cells_q[start + 1 : stop + 1]
+            upper = (inner_p - np.exp(grid[start:stop]) * inner_q) / -math.expm1(-spacing)
+            upper = np.clip(upper, 0.0, inner_p)
+            p[start + 1 : stop + 1] += upper
+            p[start:stop] += inner_p - upper
         infinity = loss.infinity_mass + float(cells_p[-1])
         return GridPLD(spacing, k_low, p, None, min(infinity, 1.0), PESSIMISTIC)
     if kind == OPTIMISTIC:

