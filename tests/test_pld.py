@@ -205,6 +205,45 @@ def test_a_tilted_composition_needs_no_grid_beyond_what_it_may_drop():
     assert tilted_short.delta(np.array([0.15]))[0] < 1e-13
 
 
+def test_a_tilted_row_is_at_most_twice_the_plain_window(monkeypatch):
+    """σ = 0.5, q = 1e-6, 10⁶ steps (issue 24's third run, on a coarser grid).
+
+    The saddle point's tilt is steeper than each step's loss tail at the top
+    of its grid, so the tilted masses pile up there and the tilted row ran to
+    7 times the plain window; λ is lowered until it is at most twice. The
+    bounds stay certified (above the optimistic composition's δ) and within
+    0.1% in ε of the saddle point's at δ = 1e-9 and 1e-12.
+    """
+    from gaussdp.pld import composition
+
+    lengths = []
+    compose_row = composition._compose_row
+
+    def recorded(items, row_of, length, *args, **kwargs):
+        lengths.append(length)
+        return compose_row(items, row_of, length, *args, **kwargs)
+
+    monkeypatch.setattr(composition, "_compose_row", recorded)
+    steps, spacing = 10**6, 2e-5
+    loss = SubsampledLoss(GaussianLoss(2.0), 1e-6, "remove")
+    cut = composition.tilted_discretisation_tail(steps, floor=1e-14)
+    single = discretise(loss, spacing, "pessimistic", cut)
+    limited = compose_many([(single, steps)], floor=1e-14)
+    plain_length, tilted_length = lengths
+    assert tilted_length <= 2.1 * plain_length
+    assert limited.infinity_mass + limited.slack <= 1e-14
+    monkeypatch.setattr(composition, "_TILTED_ROW_RATIO", math.inf)
+    lengths.clear()
+    saddle = compose_many([(single, steps)], floor=1e-14)
+    assert lengths[1] >= 5 * plain_length  # without the limit the row runs far
+    limited, saddle = profile_of(limited), profile_of(saddle)
+    for delta in (1e-9, 1e-12):
+        assert limited.epsilon(delta) == pytest.approx(saddle.epsilon(delta), rel=1e-3)
+    lower = profile_of(compose_many([(discretise(loss, spacing, "optimistic", 1e-30), steps)]))
+    epsilons = np.array([0.03, 0.1, 0.3, 0.6, 1.0])
+    assert np.all(lower.delta(epsilons) <= limited.delta(epsilons))
+
+
 @pytest.mark.parametrize("direction", ["add", "remove"])
 def test_tilted_rows_agree_with_the_plain_composition(direction):
     # q = 0.0078, 17 steps: the add direction's tilted window is shorter than one step's

@@ -18,7 +18,15 @@ import numpy as np
 
 from gaussdp.pld.grid import GridPLD
 
-__all__ = ["blocked_terms", "chernoff_cut", "log_mgf", "log_terms", "minimise", "saddle"]
+__all__ = [
+    "blocked_terms",
+    "chernoff_cut",
+    "log_mgf",
+    "log_terms",
+    "minimise",
+    "saddle",
+    "tilted_reach",
+]
 
 _INVERSE_GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 
@@ -187,3 +195,27 @@ def _approximate_log_mgf(log_p_and_variance, index: np.ndarray, lam: float) -> f
     exponent = log_p + lam * index + (0.5 * lam * lam) * variance
     top = float(np.max(exponent))
     return top + math.log(float(np.sum(np.exp(exponent - top))))
+
+
+def tilted_reach(blocked, lam: float, log_tail: float, scale: float) -> float:
+    """Where the sum tilted by ``lam`` has its upper tail at ``log_tail``, relative to its switch.
+
+    The distance from the switch log Π M^c(λ)/λ (where untilting multiplies
+    by 1) to the Chernoff cut of the tilted sum: the tilted masses have log
+    moment generating function K(λ + μ) − K(λ), K = Σ c·log M, so the cut is
+    min_μ (K(λ + μ) − K(λ) − log tail)/μ. An estimate from the blocked terms
+    (:func:`blocked_terms`), to choose λ by; the windows themselves are cut
+    exactly.
+    """
+
+    def total(at: float) -> float:
+        return sum(c * _approximate_log_mgf(lp, idx, at) for lp, idx, c in blocked)
+
+    base = total(lam)
+
+    def cut(log_mu: float) -> float:
+        mu = math.exp(log_mu)
+        return (total(lam + mu) - base - log_tail) / mu
+
+    value, _ = minimise(cut, math.log(1e-3 / scale), math.log(1e3 / scale), tolerance=0.25)
+    return value - base / lam
