@@ -160,12 +160,12 @@ def test_a_tail_needs_no_grid_beyond_what_it_leaves_out():
     run as above: the bound on ε(9.5e-13) is that of the 1e-30 grid to 1e-9.
     """
     from gaussdp.pld import SubsampledLoss
-    from gaussdp.pld.lower_tail import lower_tail_discretisation_tail
+    from gaussdp.pld.lower_tail import _DROP_SHARE, lower_tail_discretisation_tail
 
     loss = SubsampledLoss(GaussianLoss(1 / 0.66), 6.5e-6, "remove")
     epsilon, delta, tolerance, steps = 0.2, 9.5e-13, 1e-6, 1700
     cut = lower_tail_discretisation_tail(steps, tolerance, delta)
-    assert 1e-30 < cut < 1e-3 * tolerance * delta / steps
+    assert 1e-30 < cut <= 0.1 * _DROP_SHARE * tolerance * delta / steps
     short = discretise(loss, 1e-4, "optimistic", cut)
     long = discretise(loss, 1e-4, "optimistic", 1e-30)
     assert short.p_masses.size < 0.8 * long.p_masses.size

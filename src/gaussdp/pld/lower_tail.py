@@ -67,7 +67,7 @@ __all__ = ["LowerTail", "compose_lower_tail", "label_drift", "lower_tail_discret
 # Relative margin by which a solved ε is moved down (the closed form's rounding).
 _ROUNDING = 1e-12
 # P-mass the rows may leave out (their highest atoms), as a share of tolerance·δ.
-_DROP_SHARE = 1e-3
+_DROP_SHARE = 0.1
 # The window starts this far (in nats, or 64 atoms if more) below the queried loss.
 _START_MARGIN = 0.05
 
@@ -192,7 +192,9 @@ def compose_lower_tail(
     if first.is_pessimistic:
         raise ValueError("a lower tail is composed from optimistic (binned) distributions")
     spacing = first.spacing
-    items, dropped_q = _truncated(items, _DROP_SHARE * tolerance * delta)
+    # Q-mass dropped adds to every b_r; at the queried loss b is about δ·e^{−ε}.
+    share = _DROP_SHARE * tolerance * delta
+    items, dropped_q = _truncated(items, share, share * math.exp(-epsilon))
     counts = [count for _, count in items]
     offset = sum(count * pld.offset for pld, count in items)
     full = sum(count * (pld.p_masses.size - 1) for pld, count in items) + 1
@@ -316,19 +318,31 @@ def lower_tail_discretisation_tail(total_count: int, tolerance: float, delta: fl
     return max(0.1 * _DROP_SHARE * tolerance * delta / total_count, 1e-30)
 
 
-def _truncated(items: list[tuple[GridPLD, int]], budget: float):
+def _truncated(items: list[tuple[GridPLD, int]], budget: float, q_budget: float):
     """The distributions without their atoms at relative indices from K up, and a Q bound.
 
     K is the smallest index whose atoms hold at most ``budget`` of every
-    composed P-mass (:func:`gaussdp.pld.tilt.reachable`). Dropping
+    composed P-mass (:func:`gaussdp.pld.tilt.reachable`) and at most
+    ``q_budget`` of Q-mass, Σ c_i·Q_i(index ≥ K). Dropping
     P-mass only lowers every a_r, by at most ``budget`` (sums that took such
     an atom); under the tilt these atoms would weigh most, and their tilted
     copies would need a window many steps long. Q-mass dropped would lower
     b_r, which must stay an upper bound: the Q-mass of the sums that took
-    one, at most Σ c_i·Q_i(index ≥ K), is returned to be added to every b_r.
+    one, at most Σ c_i·Q_i(index ≥ K), is returned to be added to every b_r
+    (where the Q-masses of high losses are not small, as for a Gaussian, this
+    is what keeps K high).
     """
     kept, dropped = reachable(items, budget)
     if dropped == 0.0:
+        return items, 0.0
+    longest = max(pld.p_masses.size for pld, _ in items)
+    q_above = np.zeros(longest + 1)  # Σ c_i·Q_i(index ≥ k), k = 0 … longest
+    for pld, count in items:
+        losses = (pld.offset + np.arange(pld.p_masses.size)) * pld.spacing
+        q_masses = pld.tilted_q_masses * np.exp(-losses)
+        q_above[: q_masses.size] += count * np.cumsum(q_masses[::-1])[::-1]
+    kept = max(kept, int(np.argmax(q_above <= q_budget)))
+    if kept >= longest:
         return items, 0.0
     dropped_q = 0.0
     for pld, count in items:
