@@ -25,6 +25,7 @@ __all__ = [
     "log_terms",
     "minimise",
     "saddle",
+    "spread",
     "tilted_reach",
 ]
 
@@ -68,13 +69,31 @@ def log_mgf(log_p: np.ndarray, index: np.ndarray, lam: float) -> float:
     at most a relative n·e^{−40} ≈ 4e-18·n too much, which only widens
     Chernoff windows and lowers tilted rows). Every caller needs an upper
     bound: a window, the mass beyond it, a tilted row that sums to at most 1.
+    Long arrays are read in chunks that stay in the processor's cache (the
+    largest exponent first, then the sum).
     """
-    exponent = log_p + lam * index
-    top = float(np.max(exponent))
-    large = exponent[exponent > top - _LOG_NEGLIGIBLE]
-    rest = exponent.size - large.size
-    total = float(np.sum(np.exp(large - top))) + rest * math.exp(-_LOG_NEGLIGIBLE)
-    return top + math.log(total)
+    if log_p.size <= _CHUNK:
+        return _log_mgf_of_chunks(((log_p, index),), lam)
+    chunks = tuple(
+        (log_p[start : start + _CHUNK], index[start : start + _CHUNK])
+        for start in range(0, log_p.size, _CHUNK)
+    )
+    return _log_mgf_of_chunks(chunks, lam)
+
+
+#: Entries per chunk of :func:`log_mgf`.
+_CHUNK = 1 << 15
+
+
+def _log_mgf_of_chunks(chunks, lam: float) -> float:
+    top = max(float(np.max(log_p + lam * index)) for log_p, index in chunks)
+    total, rest = 0.0, 0
+    for log_p, index in chunks:
+        exponent = log_p + lam * index
+        large = exponent[exponent > top - _LOG_NEGLIGIBLE]
+        rest += exponent.size - large.size
+        total += float(np.sum(np.exp(large - top)))
+    return top + math.log(total + rest * math.exp(-_LOG_NEGLIGIBLE))
 
 
 def chernoff_cut(
@@ -84,8 +103,9 @@ def chernoff_cut(
     sign: int,
     tolerance: float = 0.25,
     blocked=None,
-) -> tuple[float, float]:
-    """The best Chernoff cut point for one tail of a sum, and its λ.
+    with_total: bool = False,
+):
+    """The best Chernoff cut point for one tail of a sum, and its λ (and Σ c_i·log M_i(±λ)).
 
     ``terms`` holds (log masses, relative indices, count) of independent
     summands. For sign = +1: the smallest t with
@@ -94,7 +114,8 @@ def chernoff_cut(
     unimodal function) by a bounded scalar search. For sign = −1 the mirror
     image for the lower tail. Any λ gives a valid bound, so an inexact
     minimum only widens the window. ``blocked``: :func:`blocked_terms` of
-    ``terms``, where several searches share them.
+    ``terms``, where several searches share them. ``with_total``: also
+    return the exact log Π M_i(±λ)^{c_i} the cut was computed from.
     """
     coarse = blocked_terms(terms) if blocked is None else blocked
 
@@ -110,7 +131,10 @@ def chernoff_cut(
     _, log_lambda = minimise(
         cut, math.log(1e-3 / scale), math.log(1e3 / scale), tolerance=tolerance
     )
-    return float(cut(log_lambda, terms, log_mgf)), math.exp(float(log_lambda))
+    lam = math.exp(float(log_lambda))
+    total = sum(count * log_mgf(log_p, index, sign * lam) for log_p, index, count in terms)
+    value = (total - log_tail) / lam
+    return (float(value), lam, float(total)) if with_total else (float(value), lam)
 
 
 def log_terms(items: list[tuple[GridPLD, int]], lam: float = 0.0, log_mgfs=None):
@@ -179,12 +203,18 @@ def blocked_terms(terms):
         pad = (-size) % _BLOCK
         log_p = np.concatenate([log_p, np.full(pad, -np.inf)]).reshape(-1, _BLOCK)
         position = np.concatenate([index, np.full(pad, index[-1])]).reshape(-1, _BLOCK)
-        top = log_p.max(axis=1)
-        weights = np.exp(log_p - top[:, None])
-        mass = weights.sum(axis=1)
-        mean = np.einsum("ij,ij->i", weights, position) / mass
-        centred = position - mean[:, None]
-        variance = np.einsum("ij,ij,ij->i", weights, centred, centred) / mass
+        rows = log_p.shape[0]
+        top, mass = np.empty(rows), np.empty(rows)
+        mean, variance = np.empty(rows), np.empty(rows)
+        step = _CHUNK // _BLOCK  # blocks per chunk, as in log_mgf
+        for first in range(0, rows, step):
+            part = slice(first, first + step)
+            top[part] = log_p[part].max(axis=1)
+            weights = np.exp(log_p[part] - top[part, None])
+            mass[part] = weights.sum(axis=1)
+            mean[part] = np.einsum("ij,ij->i", weights, position[part]) / mass[part]
+            centred = position[part] - mean[part, None]
+            variance[part] = np.einsum("ij,ij,ij->i", weights, centred, centred) / mass[part]
         blocked.append(((top + np.log(mass), variance), mean, count))
     return blocked
 
@@ -219,3 +249,19 @@ def tilted_reach(blocked, lam: float, log_tail: float, scale: float) -> float:
 
     value, _ = minimise(cut, math.log(1e-3 / scale), math.log(1e3 / scale), tolerance=0.25)
     return value - base / lam
+
+
+def spread(blocked) -> float:
+    """The standard deviation of the sum's index, from blocked terms (at least 1).
+
+    Law of total variance over the blocks of :func:`blocked_terms`: each
+    term's variance is Σ_B w_B·(v_B + (m_B − m)²) with w_B its blocks'
+    normalised masses. The searches' scale.
+    """
+    variance = 0.0
+    for (log_mass, block_variance), mean, count in blocked:
+        weights = np.exp(log_mass - np.max(log_mass))
+        weights /= weights.sum()
+        centre = float(np.sum(weights * mean))
+        variance += count * float(np.sum(weights * (block_variance + (mean - centre) ** 2)))
+    return max(math.sqrt(variance), 1.0)

@@ -40,6 +40,7 @@ from gaussdp.pld.chernoff import (
     log_mgf,
     log_terms,
     saddle,
+    spread,
     tilted_reach,
 )
 from gaussdp.pld.grid import GridPLD
@@ -256,33 +257,23 @@ def plan_composition(
     longest = max(pld.p_masses.size for pld, _ in items)
     if full <= longest or (len(items) == 1 and items[0][1] == 1):
         return CompositionPlan(0, full, 0.0, 0.0)
-    terms = []
-    variance = 0.0
-    for pld, count in items:
-        p = pld.p_masses
-        positive = p > 0
-        index = np.nonzero(positive)[0].astype(float)
-        weights = p[positive] / p[positive].sum()
-        mean = float(np.sum(index * weights))
-        variance += count * float(np.sum((index - mean) ** 2 * weights))
-        terms.append((np.log(p[positive]), index, count))
-    scale = max(math.sqrt(variance), 1.0)
+    terms = log_terms(items)
     blocked = blocked_terms(terms)
-    high_cut, high_lambda = chernoff_cut(
-        terms, math.log(upper_tail or tail), scale, +1, blocked=blocked
+    scale = spread(blocked)
+    high_cut, high_lambda, high_total = chernoff_cut(
+        terms, math.log(upper_tail or tail), scale, +1, blocked=blocked, with_total=True
     )
-    low_cut, low_lambda = chernoff_cut(terms, math.log(tail), scale, -1, blocked=blocked)
+    low_cut, low_lambda, low_total = chernoff_cut(
+        terms, math.log(tail), scale, -1, blocked=blocked, with_total=True
+    )
     low = min(max(math.floor(-low_cut), 0), full - 1)
     high = max(min(math.ceil(high_cut), full - 1), low)
     length = next_fast_len(max(high - low + 1, longest), real=True)
     if full <= length:  # the window holds every possible sum: nothing wraps
         return CompositionPlan(0, next_fast_len(full, real=True), 0.0, 0.0)
 
-    def log_total(lam: float) -> float:
-        return sum(count * log_mgf(log_p, index, lam) for log_p, index, count in terms)
-
-    log_above = log_total(high_lambda) - high_lambda * (high + 1)
-    log_below = log_total(-low_lambda) + low_lambda * (low - 1)
+    log_above = high_total - high_lambda * (high + 1)
+    log_below = low_total + low_lambda * (low - 1)
     above = math.exp(min(log_above, 0.0)) if high < full - 1 else 0.0
     below = math.exp(min(log_below, 0.0)) if low > 0 else 0.0
     return CompositionPlan(low, length, above, below)
@@ -547,10 +538,9 @@ def _tilted_composition(
         lost += dropped
     # λ is at most the Chernoff bound's at ``tilt_tail`` (its cut lies above the true one),
     # so the switch log Π M^c/λ, which grows with λ, is at most that λ's: the row reaches it.
-    tail_cut, lam = chernoff_cut(
-        terms, math.log(tilt_tail), scale, +1, tolerance=0.05, blocked=blocked
+    tail_cut, lam, log_total = chernoff_cut(
+        terms, math.log(tilt_tail), scale, +1, tolerance=0.05, blocked=blocked, with_total=True
     )
-    log_total = sum(count * log_mgf(log_p, index, lam) for log_p, index, count in terms)
     highest_switch = min(max(math.ceil(log_total / lam), low), full)
     plain_top = min(max(math.ceil(wrap_cut) - max(zero - low, 0), low), full - 1)
     plain_length = max(

@@ -224,7 +224,7 @@ def compose_lower_tail(
         for (log_p, idx, c), m in zip(p_terms, log_mgfs_p, strict=True)
     ]
     log_wrap = min(log_budget - (log_total_p - lam * target), math.log(1e-3))
-    cut, mu = chernoff_cut(tilted_p, log_wrap, scale, +1)
+    cut, mu, log_total_tilted = chernoff_cut(tilted_p, log_wrap, scale, +1, with_total=True)
     top = max(start, min(math.ceil(cut), full - 1))
     needed = max(top - start + 1, math.ceil(-log_budget / lam))
     length = next_fast_len(needed, real=True)
@@ -234,7 +234,6 @@ def compose_lower_tail(
     keep = top - start + 1
     above = 0.0
     if top < full - 1:
-        log_total_tilted = sum(c * log_mgf(log_p, idx, mu) for log_p, idx, c in tilted_p)
         above = math.exp(min(log_total_tilted - mu * (top + 1), 0.0))
     allowance = rounding_allowance(max(length, full), sum(counts))
     ends = np.array([start, start + keep - 1], dtype=float)
