@@ -223,3 +223,43 @@ def test_a_lower_bound_near_the_rounding_noise_stays_below_the_upper_bound():
 def test_a_bad_epsilon_scale_is_one_clear_error(bad):
     with pytest.raises(g.InvalidParameterError, match=r"^epsilon_scale must be in \[0, inf\)"):
         g.account(g.DPSGD(1.0, 0.01, 10), epsilon_scale=bad)
+
+
+class _FakeTail:
+    """A lower tail whose ε(δ) is given (the decision, not the tail, is tested)."""
+
+    def __init__(self, epsilon: float):
+        self.value = epsilon
+
+    def epsilon(self, delta: float) -> float:
+        return self.value
+
+
+@pytest.mark.parametrize(
+    ("coarse_gap", "fine_follows"),
+    [(20.0, False), (5.0, True), (0.5, False)],
+)
+def test_a_coarse_tail_serves_where_its_grid_error_cannot_decide_the_gap(coarse_gap, fine_follows):
+    """Lower tails are composed on a grid 4 times coarser first (16 times the binning error).
+
+    Where the gap they leave is over 16 accuracies, the coarse tail is kept; between
+    1 and 16 the tail on the lower bound's own grid follows; within the accuracy, none.
+    """
+    accounting = g.account(g.DPSGD(1.0, 0.01, 100))
+    guarantee = accounting._guarantee
+    upper, accuracy, delta = 0.5, guarantee.accuracy, 1e-6
+    scale = accuracy * 1.0  # ε below 1: the accuracy is absolute
+    calls = []
+
+    def refine_lower(target, smallest, tolerance, index, coarseness=1):
+        calls.append(coarseness)
+        if coarseness == guarantees._COARSE_TAIL:
+            return _FakeTail(upper - coarse_gap * scale)
+        return _FakeTail(upper - 0.5 * scale)
+
+    fake = replace(guarantee, refine_lower=refine_lower, _refined={})
+    bin_number = int(guarantees._tail_bins(np.array([upper]))[0])
+    lower = fake._tail_lower(bin_number, 0, delta, 0.0, upper)
+    assert calls == ([guarantees._COARSE_TAIL, 1] if fine_follows else [guarantees._COARSE_TAIL])
+    expected = upper - (0.5 if fine_follows else coarse_gap) * scale
+    assert lower == pytest.approx(expected, rel=1e-12)

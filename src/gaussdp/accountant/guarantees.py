@@ -140,6 +140,9 @@ class _GaussianGuarantee(_Guarantee):
 _ALLOWANCE_SHARE = 0.1
 #: The tilted lower tails let in at most this share of the accuracy, as a share of δ.
 _TAIL_TOLERANCE = 1e-3
+#: Lower tails for ε(δ) are composed first on a grid this many times coarser than the
+#: lower bound's (ProfileGuarantee._tail_lower).
+_COARSE_TAIL = 4
 #: Lower tails are tilted for losses on this grid (nats): one tail serves a bin of queries.
 _TAIL_BIN = 0.25
 #: Grids are not refined for an accuracy finer than this (the closed-form solves' margin).
@@ -209,7 +212,7 @@ class ProfileGuarantee(_Guarantee):
     upper_factory: Callable[[], tuple[Profile, ...]]
     lower_factory: Callable[[], tuple[Profile, ...]]
     refine_upper: Callable[[float], tuple[Profile, ...] | None] | None = None
-    refine_lower: Callable[[float, float, float, int], LowerTail | None] | None = None
+    refine_lower: Callable[[float, float, float, int, int], LowerTail | None] | None = None
     accuracy: float | None = None
     refine_grid: Callable[[float], _Guarantee | None] | None = None
     epsilon_scale: float = 1.0
@@ -300,8 +303,11 @@ class ProfileGuarantee(_Guarantee):
         refined = [v for k, v in self._refined.items() if k[0] == "upper" and v]
         return [self.upper, *refined]
 
-    def _tail(self, bin_number: int, index: int, delta: float | None = None):
+    def _tail(self, bin_number: int, index: int, delta: float | None = None, coarseness=1):
         """Direction ``index``'s lower tail tilted for a bin of losses (None: no use there).
+
+        On the lower bound's grid made ``coarseness`` times coarser
+        (:meth:`_tail_lower`).
 
         Bins (:func:`_tail_bins`): [k, k + 1)·:data:`_TAIL_BIN` from loss 1 up,
         [2^k, 2^(k+1)) below; computed once per bin and direction, and, for a
@@ -312,7 +318,7 @@ class ProfileGuarantee(_Guarantee):
         T = 10⁶, which made the window six times as long).
         """
         decade = None if delta is None or delta <= 0.0 else math.floor(math.log10(delta))
-        key = ("tail", bin_number, index, decade)
+        key = ("tail", bin_number, index, decade, coarseness)
         if key not in self._refined:
             target, top = _tail_range(bin_number)
             # The smallest δ in the bin (an upper bound on it) sets how little may leak in.
@@ -322,9 +328,39 @@ class ProfileGuarantee(_Guarantee):
             tail = None
             if target > 0.0 and smallest > 0.0:
                 tolerance = _TAIL_TOLERANCE * self.accuracy
-                tail = self.refine_lower(target, smallest, tolerance, index)
+                tail = self.refine_lower(target, smallest, tolerance, index, coarseness)
             self._refined[key] = tail
         return self._refined[key]
+
+    def _tail_lower(
+        self, bin_number: int, index: int, delta: float, lower: float, upper: float
+    ) -> float:
+        """``lower`` raised by direction ``index``'s lower tail, coarse first.
+
+        A tail on a grid :data:`_COARSE_TAIL` times coarser has that many times
+        fewer points, and its binning error is about _COARSE_TAIL² times the
+        lower bound's (the grids were chosen so that the lower bound's share of
+        the gap is about half the accuracy). Where the gap it leaves is more
+        than _COARSE_TAIL² accuracies, that error is at most half of it: the
+        rest is what neither tail can remove (rounding allowances, the upper
+        bound's own error), and the coarse tail is kept. Else the tail on the
+        lower bound's own grid is composed as well. On σ = 0.5, q = 1e-6,
+        10⁶ steps at δ = 1e-9 (a gap of 100 accuracies) the coarse tail takes
+        2.3 s instead of 10.4 s and gives a lower bound as high (0.56004);
+        on σ = 1, q = 1e-5 the gap it leaves is 5 accuracies and the fine tail
+        follows.
+        """
+        tail = self._tail(bin_number, index, delta, coarseness=_COARSE_TAIL)
+        if tail is not None:
+            lower = max(lower, tail.epsilon(delta))
+        scale = self.accuracy * gap_scale(upper, self.epsilon_scale)
+        if upper - lower > _COARSE_TAIL**2 * scale:
+            return lower
+        if upper - lower > scale:
+            tail = self._tail(bin_number, index, delta)
+            if tail is not None:
+                lower = max(lower, tail.epsilon(delta))
+        return lower
 
     def _directions_that_can_matter(self, uppers: list) -> list[int]:
         """Directions by decreasing upper bound (each one's lower bound is at most that)."""
@@ -350,9 +386,8 @@ class ProfileGuarantee(_Guarantee):
                 for index in self._directions_that_can_matter(uppers):
                     if uppers[index] <= lower:
                         continue
-                    tail = self._tail(int(_tail_bins(np.array([upper]))[0]), index, delta)
-                    if tail is not None:
-                        lower = max(lower, tail.epsilon(delta))
+                    bin_number = int(_tail_bins(np.array([upper]))[0])
+                    lower = self._tail_lower(bin_number, index, delta, lower, upper)
         if self.refine_grid is not None and math.isfinite(upper) and lower > 0.0:
             lower, upper = self._on_a_finer_grid(delta, lower, upper)
         return min(lower, upper), upper

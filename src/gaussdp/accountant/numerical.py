@@ -311,7 +311,9 @@ def refiners(
     exponentially tilted where its upper tail is about ``tail`` (None: the
     default, 1e-10), or None if memory allows only the plain one or the plain
     one is that already. ``refine_lower(ε, δ,
-    tolerance, direction)``: a direction's lower tail (:func:`_lower_tail`).
+    tolerance, direction, coarseness)``: a direction's lower tail
+    (:func:`_lower_tail`) on the lower bound's grid made ``coarseness`` times
+    coarser.
     ``kept``: where the default-tilted compositions are kept once made (an
     accounting asked for a lower floor on the same grid starts from them).
     """
@@ -334,9 +336,11 @@ def refiners(
             kept[_DEFAULT_TILTED] = composed
         return tuple(profile_of(from_zero(d)) for d in composed.values())
 
-    def refine_lower(epsilon: float, delta: float, tolerance: float, index: int):
+    def refine_lower(
+        epsilon: float, delta: float, tolerance: float, index: int, coarseness: int = 1
+    ):
         return _lower_tail(
-            losses, counts, lower_spacing, epsilon, delta, tolerance, index, progress
+            losses, counts, lower_spacing * coarseness, epsilon, delta, tolerance, index, progress
         )
 
     return refine_upper, refine_lower
