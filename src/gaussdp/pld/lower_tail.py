@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from functools import cached_property
 
 import numpy as np
 from scipy.fft import next_fast_len
@@ -105,33 +104,40 @@ class LowerTail:
     infinity_mass: float
     dropped_q: float = 0.0
 
-    @cached_property
-    def _certified(self) -> tuple[np.ndarray, np.ndarray]:
-        index = np.arange(self.tail_p.size)
-        a = self.tail_p * (1.0 - self.relative_p)
-        a -= self.error_p * np.exp(-self.decay_p * index) + self.below
-        b = self.tail_q * (1.0 + self.relative_q)
-        b += self.error_q * np.exp(-self.decay_q * index) + self.dropped_q
-        return a, b
+    def _chunks(self, certified: bool = True):
+        """(a, b·e^{−q_scale}) of consecutive chunks of suffixes; uncertified: the sums.
 
-    def _bounds(self, certified: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """(a, b·e^{−q_scale}) for every suffix; uncertified: the computed sums themselves."""
-        return self._certified if certified else (self.tail_p, self.tail_q)
+        Computed a chunk at a time and not kept: a tail is kept by its
+        accounting for later queries, and the certified copies of two arrays
+        of millions of suffixes would double what it holds.
+        """
+        for start in range(0, self.tail_p.size, _READ_CHUNK):
+            tail_p = self.tail_p[start : start + _READ_CHUNK]
+            tail_q = self.tail_q[start : start + _READ_CHUNK]
+            if not certified:
+                yield tail_p, tail_q
+                continue
+            index = np.arange(start, start + tail_p.size)
+            a = tail_p * (1.0 - self.relative_p)
+            a -= self.error_p * np.exp(-self.decay_p * index) + self.below
+            b = tail_q * (1.0 + self.relative_q)
+            b += self.error_q * np.exp(-self.decay_q * index) + self.dropped_q
+            yield a, b
 
     def delta(self, epsilon) -> np.ndarray:
         """max_r L_r(ε): a certified lower bound on δ(ε), for an array of ε."""
         epsilon = np.asarray(epsilon, dtype=float)
-        a, b = self._bounds()
         flat = np.ravel(epsilon)
-        values = np.zeros(flat.size)
-        if b.size:
-            with np.errstate(over="ignore", invalid="ignore"):
-                weights = np.exp(flat + self.q_scale)  # may overflow to ∞: then only b = 0 counts
-                chunk = max(1, 4_000_000 // b.size)
-                for first in range(0, flat.size, chunk):
-                    part = weights[first : first + chunk, None]
+        values = np.full(flat.size, -np.inf) if self.tail_p.size else np.zeros(flat.size)
+        with np.errstate(over="ignore", invalid="ignore"):
+            weights = np.exp(flat + self.q_scale)  # may overflow to ∞: then only b = 0 counts
+            for a, b in self._chunks():
+                step = max(1, 4_000_000 // b.size)
+                for first in range(0, flat.size, step):
+                    part = weights[first : first + step, None]
                     charged = np.where(b[None, :] > 0.0, part * b[None, :], 0.0)
-                    values[first : first + chunk] = np.max(a[None, :] - charged, axis=1)
+                    best = np.max(a[None, :] - charged, axis=1)
+                    values[first : first + step] = np.maximum(values[first : first + step], best)
         return np.maximum(values + self.infinity_mass, 0.0).reshape(epsilon.shape)
 
     def epsilon(self, delta: float, certified: bool = True) -> float:
@@ -140,14 +146,20 @@ class LowerTail:
         ``certified=False`` reads the computed sums as they are, to show what
         the certification costs.
         """
-        a, b = self._bounds(certified)
-        excess = a + (self.infinity_mass - delta)
-        usable = (excess > 0.0) & (b > 0.0)
-        if not np.any(usable):
+        ratio = -math.inf
+        for a, b in self._chunks(certified):
+            excess = a + (self.infinity_mass - delta)
+            usable = (excess > 0.0) & (b > 0.0)
+            if np.any(usable):
+                ratio = max(ratio, float(np.max(excess[usable] / b[usable])))
+        if not ratio > 0.0:
             return 0.0
-        ratio = float(np.max(excess[usable] / b[usable]))
         value = max(math.log(ratio) - self.q_scale, 0.0)
         return value - _ROUNDING * max(value, 1e-3) if value > 0.0 else value
+
+
+#: Suffixes per chunk when a :class:`LowerTail` is read.
+_READ_CHUNK = 1 << 16
 
 
 def _row_terms(rows: list[np.ndarray], counts: list[int]):
