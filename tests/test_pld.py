@@ -146,12 +146,8 @@ def test_tilted_composition_reaches_the_exact_gaussian_tail():
         assert exact <= tilted.delta(epsilon) <= exact * 1.01
 
 
-def test_tilted_composition_of_a_rare_heavy_tail_is_short_and_certified(monkeypatch):
-    # q = 6.5e-6, σ = 0.66, 1700 steps (the regime benchmark's run 9 on a coarser grid):
-    # under a tilt the rare steps that sample the example weigh most, at the top of each
-    # step's grid, and their tilted copies once made the tilted row 19 times the plain
-    # window. Centred where the tail is 1e-10, without the atoms that only make sums of
-    # P-mass below 1e-19, it is 3 times as long, and tighter.
+def _record_row_lengths(monkeypatch) -> list[int]:
+    """The FFT length of every row composed from now on (in order)."""
     from gaussdp.pld import composition
 
     lengths = []
@@ -162,6 +158,17 @@ def test_tilted_composition_of_a_rare_heavy_tail_is_short_and_certified(monkeypa
         return compose_row(items, row_of, length, *args, **kwargs)
 
     monkeypatch.setattr(composition, "_compose_row", recorded)
+    return lengths
+
+
+def test_tilted_composition_of_a_rare_heavy_tail_is_short_and_certified(monkeypatch):
+    # q = 6.5e-6, σ = 0.66, 1700 steps (the regime benchmark's run 9 on a coarser grid):
+    # under a tilt the rare steps that sample the example weigh most, at the top of each
+    # step's grid, and their tilted copies once made the tilted row 19 times the plain
+    # window. Centred where the tail is 1e-10, without the atoms that only make sums of
+    # P-mass below 1e-19, it is 3 times as long, and tighter.
+
+    lengths = _record_row_lengths(monkeypatch)
     loss = SubsampledLoss(GaussianLoss(1 / 0.66), 6.5e-6, "remove")
     pessimistic = discretise(loss, 1e-4, "pessimistic", 1e-30)
     plain = profile_of(compose_many([(pessimistic, 1700)], tilt=False))
@@ -216,14 +223,7 @@ def test_a_tilted_row_is_at_most_twice_the_plain_window(monkeypatch):
     """
     from gaussdp.pld import composition
 
-    lengths = []
-    compose_row = composition._compose_row
-
-    def recorded(items, row_of, length, *args, **kwargs):
-        lengths.append(length)
-        return compose_row(items, row_of, length, *args, **kwargs)
-
-    monkeypatch.setattr(composition, "_compose_row", recorded)
+    lengths = _record_row_lengths(monkeypatch)
     steps, spacing = 10**6, 2e-5
     loss = SubsampledLoss(GaussianLoss(2.0), 1e-6, "remove")
     cut = composition.tilted_discretisation_tail(steps, floor=1e-14)
