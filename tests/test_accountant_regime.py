@@ -104,21 +104,35 @@ def test_grid_refinement_takes_at_most_two_steps(monkeypatch):
         assert refined[key].refine_grid is None  # the finer accounting refines no further
 
 
-def test_a_gap_just_above_the_accuracy_asks_for_a_grid_a_little_finer():
+def test_a_gap_just_above_the_accuracy_asks_for_an_upper_grid_a_little_finer():
     """At δ = 1e-9, ε is 1.28 times the ε the grids were chosen at, and so is the gap.
 
-    The first grid misses the accuracy there by 2.5%; the finer grid is chosen for
-    80% of it at that gap (1.13 times the points, not the 1.41 of half the
-    accuracy). The bounds are checked against dp_accounting's pessimistic ε at a
-    grid of 1e-5 (5% above ours here).
+    The first grids miss the accuracy there by 2.5%; the upper bound alone is composed
+    again on a grid chosen for 80% of it at that gap (1.13 times the points, not the
+    1.41 of half the accuracy), and that reaches it: neither the lower compositions
+    nor its tails are made again. The bounds are checked against dp_accounting's
+    pessimistic ε at a grid of 1e-5 (5% above ours here).
     """
     sigma, q, steps, _ = RUNS[0]
     accounting = g.account(g.DPSGD(sigma, q, steps))
     lower, upper = accounting.epsilon_bounds(1e-9)
-    finer = [key[1] for key in accounting._guarantee._refined if key[0] == "grid"]
-    assert finer == [2.0**-0.375]
+    refined = accounting._guarantee._refined
+    assert [key[1] for key in refined if key[0] == "upper grid"] == [2.0**-0.375]
+    assert [key for key in refined if key[0] == "grid"] == []
     assert upper - lower <= A.DEFAULT_ACCURACY * max(upper, 1.0)
     assert lower <= upper <= _dp_accounting_upper(sigma, q, steps, 1e-9)
+
+
+def test_where_the_upper_grid_alone_does_not_reach_the_accuracy_both_follow():
+    """The upper-first step is a shortcut: if it leaves the gap, both grids are refined."""
+    sigma, q, steps, _ = RUNS[0]
+    guarantee = g.account(g.DPSGD(sigma, q, steps))._guarantee
+    # an upper grid that narrows nothing: the coarse guarantee itself
+    stuck = replace(guarantee, refine_upper_grid=lambda finer: guarantee, _refined={})
+    lower, upper = stuck.epsilon_bounds(1e-9)
+    kinds = [key[0] for key in stuck._refined if key[0] in ("grid", "upper grid")]
+    assert kinds == ["upper grid", "grid"]
+    assert upper - lower <= A.DEFAULT_ACCURACY * max(upper, 1.0)
 
 
 def test_a_lower_floor_starts_from_the_tilted_composition_a_query_made(monkeypatch):
@@ -236,30 +250,33 @@ class _FakeTail:
 
 
 @pytest.mark.parametrize(
-    ("coarse_gap", "fine_follows"),
-    [(20.0, False), (5.0, True), (0.5, False)],
+    ("gaps", "composed"),
+    [
+        ({4: 20.0}, [4]),  # more than 16 accuracies: the coarse tail's error cannot decide it
+        ({4: 0.5}, [4]),  # within the accuracy
+        ({4: 5.0, 2: 0.5}, [4, 2]),
+        ({4: 5.0, 2: 3.0, 1: 0.5}, [4, 2, 1]),
+        ({4: 5.0, 2: 4.5}, [4, 2]),  # more than 4 accuracies after the tail twice as fine
+    ],
 )
-def test_a_coarse_tail_serves_where_its_grid_error_cannot_decide_the_gap(coarse_gap, fine_follows):
-    """Lower tails are composed on a grid 4 times coarser first (16 times the binning error).
+def test_lower_tails_go_finer_only_while_their_grid_error_can_decide_the_gap(gaps, composed):
+    """Lower tails are composed on grids 4, 2, 1 times the lower bound's (c² the error).
 
-    Where the gap they leave is over 16 accuracies, the coarse tail is kept; between
-    1 and 16 the tail on the lower bound's own grid follows; within the accuracy, none.
+    After a tail c times coarser, a gap over c² accuracies is kept (its binning error is
+    at most half of it), one within the accuracy too; else the tail twice as fine follows.
     """
     accounting = g.account(g.DPSGD(1.0, 0.01, 100))
     guarantee = accounting._guarantee
-    upper, accuracy, delta = 0.5, guarantee.accuracy, 1e-6
-    scale = accuracy * 1.0  # ε below 1: the accuracy is absolute
+    upper, delta = 0.5, 1e-6
+    scale = guarantee.accuracy * 1.0  # ε below 1: the accuracy is absolute
     calls = []
 
     def refine_lower(target, smallest, tolerance, index, coarseness=1):
         calls.append(coarseness)
-        if coarseness == guarantees._COARSE_TAIL:
-            return _FakeTail(upper - coarse_gap * scale)
-        return _FakeTail(upper - 0.5 * scale)
+        return _FakeTail(upper - gaps[coarseness] * scale)
 
     fake = replace(guarantee, refine_lower=refine_lower, _refined={})
     bin_number = int(guarantees._tail_bins(np.array([upper]))[0])
     lower = fake._tail_lower(bin_number, 0, delta, 0.0, upper)
-    assert calls == ([guarantees._COARSE_TAIL, 1] if fine_follows else [guarantees._COARSE_TAIL])
-    expected = upper - (0.5 if fine_follows else coarse_gap) * scale
-    assert lower == pytest.approx(expected, rel=1e-12)
+    assert calls == composed
+    assert lower == pytest.approx(upper - gaps[composed[-1]] * scale, rel=1e-12)

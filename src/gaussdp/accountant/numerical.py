@@ -248,8 +248,32 @@ def _numerical(
 
     method = method_name(spacing, lower_spacing)
     refinements = (None, None)
-    refine_grid = None
+    refine_grid = refine_upper_grid = None
     if accuracy is not None:
+
+        def refine_upper_grid(finer: float) -> _Guarantee | None:
+            # the upper bound alone on a grid for the finer accuracy (h ∝ √accuracy), the
+            # lower one where it is: its compositions are shared, not composed again
+            if finer < _FINEST_REFINEMENT:
+                return None
+            try:
+                refined = _numerical(
+                    mechanism,
+                    neighbouring,
+                    leaves,
+                    losses,
+                    (spacing * math.sqrt(finer / accuracy), lower_spacing),
+                    None,  # as a finer accounting of its own (no floor: tilted if need be)
+                    progress,
+                    distributions(OPTIMISTIC),
+                    estimates,
+                    finer,
+                    epsilon_scale,
+                )
+            except InvalidParameterError:  # memory does not allow that grid
+                return None
+            return replace(refined._guarantee, refine_grid=None, _refined={})
+
         refinements = refiners(
             losses, leaves, spacings, distributions, progress, estimate, kept=cache
         )
@@ -281,6 +305,7 @@ def _numerical(
             accuracy,
             refine_grid=refine_grid,
             epsilon_scale=epsilon_scale,
+            refine_upper_grid=refine_upper_grid,
         ),
         distributions,
         with_floor,
