@@ -256,12 +256,16 @@ class _FakeTail:
         ({4: 5.0, 2: 4.5}, [4, 2]),  # more than 4 accuracies after the tail twice as fine
     ],
 )
-def test_lower_tails_go_finer_only_while_their_grid_error_can_decide_the_gap(gaps, composed):
+def test_lower_tails_go_finer_only_while_their_grid_error_can_decide_the_gap(
+    gaps, composed, monkeypatch
+):
     """Lower tails are composed on grids 4, 2, 1 times the lower bound's (c² the error).
 
     After a tail c times coarser, a gap over c² accuracies is kept (its binning error is
     at most half of it), one within the accuracy too; else the tail twice as fine follows.
+    (Only where the lower profiles are long: here made so by lowering the threshold.)
     """
+    monkeypatch.setattr(guarantees, "_COARSE_TAILS_FROM", 0)
     accounting = g.account(g.DPSGD(1.0, 0.01, 100))
     guarantee = accounting._guarantee
     upper, delta = 0.5, 1e-6
@@ -277,3 +281,19 @@ def test_lower_tails_go_finer_only_while_their_grid_error_can_decide_the_gap(gap
     lower = fake._tail_lower(bin_number, 0, delta, 0.0, upper)
     assert calls == composed
     assert lower == pytest.approx(upper - gaps[composed[-1]] * scale, rel=1e-12)
+
+
+def test_short_lower_profiles_compose_their_tail_fine_at_once():
+    """Below _COARSE_TAILS_FROM points a coarse tail costs more than it can save."""
+    guarantee = g.account(g.DPSGD(1.0, 0.01, 100))._guarantee
+    assert max(len(p.losses) for p in guarantee.lower) <= guarantees._COARSE_TAILS_FROM
+    calls = []
+
+    def refine_lower(target, smallest, tolerance, index, coarseness=1):
+        calls.append(coarseness)
+        return _FakeTail(0.5 - 5.0 * guarantee.accuracy)
+
+    fake = replace(guarantee, refine_lower=refine_lower, _refined={})
+    bin_number = int(guarantees._tail_bins(np.array([0.5]))[0])
+    fake._tail_lower(bin_number, 0, 1e-6, 0.0, 0.5)
+    assert calls == [1]
