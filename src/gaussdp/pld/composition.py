@@ -559,13 +559,14 @@ def _tilted_composition(
     total_count = sum(count for _, count in items)
     spare = _TILTED_WRAP_SHARE * rounding_allowance(plan.length, total_count)
     lam = _within_reach(blocked, lam, math.log(max(spare, tail)), drop, plan.length, scale)
-    tilt = Tilt.of(items, lam, full, lambda n, at: log_mgf(terms[n][0], terms[n][1], at))
+    tilt = Tilt.of(items, lam, full, lambda n, at, t=terms: log_mgf(t[n][0], t[n][1], at))
+    del terms, blocked  # two arrays as long as every step's grid: not held while rows compose
     lam, log_mgfs, log_total = tilt.lam, list(tilt.log_mgfs), tilt.log_total
     switch = min(max(math.ceil(log_total / lam), low), full)  # relative sum index r_c
     if switch - low > plain.size:  # the switch lies beyond the row's window: a longer one
         plain_length = next_fast_len(switch - low, real=True)
         plain = _compose_row(items, lambda _, pld: pld.p_masses, plain_length, low, switch - low)
-    masses = plain[: max(switch - low, 0)]
+    masses = plain[: max(switch - low, 0)].copy()  # a copy: the rest of the row is freed
     if switch <= low:
         plain_length = 0
     del plain
@@ -573,6 +574,7 @@ def _tilted_composition(
     if switch < full:
         tilted_terms = log_terms(items, lam, log_mgfs)
         tilted_cut, _ = chernoff_cut(tilted_terms, math.log(max(spare, tail)), scale, +1)
+        del tilted_terms
         top = min(math.ceil(tilted_cut), full - 1)
         # Long enough that P-mass below the switch, wrapped to the top at e^{−λ·length},
         # adds at most drop/2 there, and that the P-mass above the top is at most that.

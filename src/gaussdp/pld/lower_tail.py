@@ -217,9 +217,9 @@ def compose_lower_tail(
     target = (epsilon + label_drift(items)) / spacing - offset
     lam, _ = saddle(p_terms, target, scale)
     # Exactly representable exponents (Tilt): λ, and log M for either row.
-    tilt_p = Tilt.of(items, lam, full, lambda n, at: log_mgf(p_terms[n][0], p_terms[n][1], at))
+    tilt_p = Tilt.of(items, lam, full, lambda n, at, t=p_terms: log_mgf(t[n][0], t[n][1], at))
     lam = tilt_p.lam
-    tilt_q = Tilt.of(items, lam, full, lambda n, at: log_mgf(q_terms[n][0], q_terms[n][1], at))
+    tilt_q = Tilt.of(items, lam, full, lambda n, at, t=q_terms: log_mgf(t[n][0], t[n][1], at))
     log_mgfs_p, log_total_p, log_total_q = tilt_p.log_mgfs, tilt_p.log_total, tilt_q.log_total
     margin = max(_START_MARGIN / spacing, 64.0)
     start = max(math.ceil(log_total_p / lam), math.floor(target - margin), 0)
@@ -250,6 +250,7 @@ def compose_lower_tail(
     allowance = rounding_allowance(max(length, full), sum(counts))
     ends = np.array([start, start + keep - 1], dtype=float)
     untilt_p = float(np.max(np.abs(log_total_p - lam * ends)))
+    del p_terms, q_terms, tilted_p  # as long as every step's grid: not held while rows compose
     p = _compose_row(items, lambda n, pld: tilt_p.row(pld.p_masses, n), length, start, keep)
     # Untilt: P_k = P̃_k·M_P^T e^{−λk}; Q_k = R̃_k·M_R^T e^{−λk}·e^{−l_k}, the latter
     # scaled by e^{−q_scale} (its value at the start) so that nothing overflows.
