@@ -29,8 +29,11 @@ DEFAULT_ACCURACY = 5e-5
 #: that but put the losses of round ε (0.5: 5263.16 cells) between grid points: the δ of
 #: an (0.5, 1e-6)-DP leaf at ε = 0.5 read 1.6e-5.
 MAXIMUM_GRID_SPACING = 1e-4
-#: Mass beyond the per-mechanism grid on each side, for compositions computed tilted
-#: (whose floor is far below the rounding allowance of a plain composition).
+#: Mass beyond the per-mechanism grid on each side for the estimates made before any
+#: composition (its length, the memory it needs); tilted compositions and lower tails
+#: discretise only as far as the mass they may drop
+#: (:func:`gaussdp.pld.composition.tilted_discretisation_tail`,
+#: :func:`gaussdp.pld.lower_tail.lower_tail_discretisation_tail`).
 _DISCRETISATION_TAIL = 1e-30
 #: Mass beyond the per-mechanism grid on each side, for compositions computed plain:
 #: T mechanisms then move at most T times this, a thousandth of the rounding allowance

@@ -310,7 +310,7 @@ class ProfileGuarantee(_Guarantee):
         refined = [v for k, v in self._refined.items() if k[0] == "upper" and v]
         return [self.upper, *refined]
 
-    def _tail(self, bin_number: int, index: int, delta: float | None = None, coarseness=1):
+    def _tail(self, bin_number: int, index: int, delta: float | None = None, coarseness: int = 1):
         """Direction ``index``'s lower tail tilted for a bin of losses (None: no use there).
 
         On the lower bound's grid made ``coarseness`` times coarser

@@ -272,7 +272,10 @@ def _numerical(
                 )
             except InvalidParameterError:  # memory does not allow that grid
                 return None
-            return replace(refined._guarantee, refine_grid=None, _refined={})
+            # no refinement of its own grids: it serves one step of this accounting's
+            return replace(
+                refined._guarantee, refine_grid=None, refine_upper_grid=None, _refined={}
+            )
 
         refinements = refiners(
             losses, leaves, spacings, distributions, progress, estimate, kept=cache

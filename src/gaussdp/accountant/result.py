@@ -17,7 +17,7 @@ import numpy as np
 
 from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError, check_real, restore_shape
-from gaussdp.accountant import grids, guarantees
+from gaussdp.accountant import guarantees
 from gaussdp.accountant.guarantees import _Guarantee
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, GridPLD
 from gaussdp.pld.query import Profile, profile_of
@@ -182,7 +182,7 @@ class Accounting:
             infinite = max(pld.infinity_mass for pld in composed)
             why = (
                 "mass at infinite loss: the mechanism's own, and the discretisation's outer "
-                f"tails, at most {grids._DISCRETISATION_TAIL:g} per mechanism"
+                "tails, at most a quarter of what a tilted composition may drop"
                 if infinite >= delta
                 else "certified slack for truncation and rounding, even composed exponentially "
                 "tilted where memory allowed"

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from gaussdp._numerics import CACHE_CHUNK
 from gaussdp.pld.grid import GridPLD
 
 __all__ = [
@@ -72,17 +73,13 @@ def log_mgf(log_p: np.ndarray, index: np.ndarray, lam: float) -> float:
     Long arrays are read in chunks that stay in the processor's cache (the
     largest exponent first, then the sum).
     """
-    if log_p.size <= _CHUNK:
+    if log_p.size <= CACHE_CHUNK:
         return _log_mgf_of_chunks(((log_p, index),), lam)
     chunks = tuple(
-        (log_p[start : start + _CHUNK], index[start : start + _CHUNK])
-        for start in range(0, log_p.size, _CHUNK)
+        (log_p[start : start + CACHE_CHUNK], index[start : start + CACHE_CHUNK])
+        for start in range(0, log_p.size, CACHE_CHUNK)
     )
     return _log_mgf_of_chunks(chunks, lam)
-
-
-#: Entries per chunk of :func:`log_mgf`.
-_CHUNK = 1 << 15
 
 
 def _log_mgf_of_chunks(chunks, lam: float) -> float:
@@ -182,7 +179,7 @@ _BLOCK = 64
 
 
 def blocked_terms(terms):
-    """Each term's masses in blocks of :data:`_BLOCK`: (log mass, mean index, count, variance).
+    """Each term's masses in blocks of :data:`_BLOCK`: ((log mass, variance), mean index, count).
 
     The search for a Chernoff λ only needs to find where a smooth convex
     function is least, not its value: it runs on these summaries (64 times
@@ -206,7 +203,7 @@ def blocked_terms(terms):
         rows = log_p.shape[0]
         top, mass = np.empty(rows), np.empty(rows)
         mean, variance = np.empty(rows), np.empty(rows)
-        step = _CHUNK // _BLOCK  # blocks per chunk, as in log_mgf
+        step = CACHE_CHUNK // _BLOCK  # blocks per chunk, as in log_mgf
         for first in range(0, rows, step):
             part = slice(first, first + step)
             top[part] = log_p[part].max(axis=1)

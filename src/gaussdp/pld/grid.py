@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gaussdp._numerics import CACHE_CHUNK
 from gaussdp.pld.losses import PrivacyLoss
 
 __all__ = ["GridPLD", "discretise"]
@@ -118,10 +119,6 @@ class GridPLD:
         return tilted * np.exp(-self.losses)
 
 
-#: Grid points per step of the pessimistic split in :func:`discretise`.
-_CHUNK = 1 << 15
-
-
 def discretise(loss: PrivacyLoss, spacing: float, kind: str, tail: float) -> GridPLD:
     """Discretise an exact privacy loss onto the grid of the given spacing.
 
@@ -149,8 +146,8 @@ def discretise(loss: PrivacyLoss, spacing: float, kind: str, tail: float) -> Gri
         p[0] = cells_p[0]  # everything at or below the grid, rounded up to its lowest point
         # Split cell (l_k, l_{k+1}]: b to l_{k+1}, a = p − b to l_k, keeping P and Q mass:
         # b = (p − e^{l_k} q)/(1 − e^{−h}). In chunks that stay in the processor's cache.
-        for start in range(0, grid.size - 1, _CHUNK):
-            stop = min(start + _CHUNK, grid.size - 1)
+        for start in range(0, grid.size - 1, CACHE_CHUNK):
+            stop = min(start + CACHE_CHUNK, grid.size - 1)
             inner_p, inner_q = cells_p[start + 1 : stop + 1], cells_q[start + 1 : stop + 1]
             upper = (inner_p - np.exp(grid[start:stop]) * inner_q) / -math.expm1(-spacing)
             upper = np.clip(upper, 0.0, inner_p)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from gaussdp._numerics import normal_quantile_of_complement
+from gaussdp._numerics import CACHE_CHUNK, normal_quantile_of_complement
 
 __all__ = [
     "REVEALS_NOTHING",
@@ -83,23 +83,19 @@ class PrivacyLoss(ABC):
         return _cell_masses(sf_p, cdf_p), _cell_masses(sf_q, cdf_q)
 
 
-#: Edges per call of ``tails`` in :func:`_tails_in_chunks`.
-_CHUNK = 1 << 15
-
-
 def _tails_in_chunks(tails, x: np.ndarray):
-    """``tails(x)`` computed :data:`_CHUNK` points at a time.
+    """``tails(x)`` computed :data:`~gaussdp._numerics.CACHE_CHUNK` points at a time.
 
     The same numbers (every tail is computed pointwise); on grids of millions
     of points, the dozen temporary arrays of one evaluation then stay in the
     processor's cache instead of streaming through memory each time: 2.5
     times faster on 5.5 M edges (0.95 s to 0.38 s).
     """
-    if x.size <= _CHUNK:
+    if x.size <= CACHE_CHUNK:
         return tails(x)
     sf_p, sf_q, cdf_p, cdf_q = (np.empty(x.size) for _ in range(4))
-    for start in range(0, x.size, _CHUNK):
-        part = slice(start, start + _CHUNK)
+    for start in range(0, x.size, CACHE_CHUNK):
+        part = slice(start, start + CACHE_CHUNK)
         (sf_p[part], sf_q[part]), (cdf_p[part], cdf_q[part]) = tails(x[part])
     return (sf_p, sf_q), (cdf_p, cdf_q)
 
@@ -110,8 +106,8 @@ def _cell_masses(sf: np.ndarray, cdf: np.ndarray) -> np.ndarray:
     masses = np.empty(sf.size + 1)
     masses[0] = cdf[0]
     masses[-1] = sf[-1]
-    for start in range(0, sf.size - 1, _CHUNK):  # in chunks, as _tails_in_chunks
-        stop = min(start + _CHUNK, sf.size - 1)
+    for start in range(0, sf.size - 1, CACHE_CHUNK):  # in chunks, as _tails_in_chunks
+        stop = min(start + CACHE_CHUNK, sf.size - 1)
         left, right = slice(start, stop), slice(start + 1, stop + 1)
         upper = sf[left] <= cdf[left]  # past the median: use upper tails
         masses[right] = np.where(upper, sf[left] - sf[right], cdf[right] - cdf[left])

@@ -55,7 +55,7 @@ import numpy as np
 from scipy.fft import next_fast_len
 
 from gaussdp._numerics import LOG_ROUNDING, UNIT_ROUNDOFF, suffix_sums
-from gaussdp.pld.chernoff import chernoff_cut, log_mgf, saddle
+from gaussdp.pld.chernoff import blocked_terms, chernoff_cut, log_mgf, saddle, spread
 from gaussdp.pld.composition import _compose_row, rounding_allowance
 from gaussdp.pld.grid import GridPLD
 from gaussdp.pld.query import Lattice
@@ -171,16 +171,6 @@ def _row_terms(rows: list[np.ndarray], counts: list[int]):
     return terms
 
 
-def _variance_scale(terms) -> float:
-    variance = 0.0
-    for log_p, index, count in terms:
-        weights = np.exp(log_p - log_p.max())
-        weights /= weights.sum()
-        mean = float(np.sum(index * weights))
-        variance += count * float(np.sum((index - mean) ** 2 * weights))
-    return max(math.sqrt(variance), 1.0)
-
-
 def compose_lower_tail(
     items: list[tuple[GridPLD, int]],
     epsilon: float,
@@ -212,10 +202,11 @@ def compose_lower_tail(
     full = sum(count * (pld.p_masses.size - 1) for pld, count in items) + 1
     p_terms = _row_terms([pld.p_masses for pld, _ in items], counts)
     q_terms = _row_terms([pld.tilted_q_masses for pld, _ in items], counts)
-    scale = _variance_scale(p_terms)
+    blocked_p = blocked_terms(p_terms)
+    scale = spread(blocked_p)  # the searches' scale: the sum's standard deviation
     # Relative index of the labels of the atoms whose true loss is the queried one.
     target = (epsilon + label_drift(items)) / spacing - offset
-    lam, _ = saddle(p_terms, target, scale)
+    lam, _ = saddle(p_terms, target, scale, blocked=blocked_p)
     # Exactly representable exponents (Tilt): λ, and log M for either row.
     tilt_p = Tilt.of(items, lam, full, lambda n, at, t=p_terms: log_mgf(t[n][0], t[n][1], at))
     lam = tilt_p.lam
@@ -250,7 +241,8 @@ def compose_lower_tail(
     allowance = rounding_allowance(max(length, full), sum(counts))
     ends = np.array([start, start + keep - 1], dtype=float)
     untilt_p = float(np.max(np.abs(log_total_p - lam * ends)))
-    del p_terms, q_terms, tilted_p  # as long as every step's grid: not held while rows compose
+    # as long as every step's grid: not held while the rows compose
+    del p_terms, q_terms, tilted_p, blocked_p
     p = _compose_row(items, lambda n, pld: tilt_p.row(pld.p_masses, n), length, start, keep)
     # Untilt: P_k = P̃_k·M_P^T e^{−λk}; Q_k = R̃_k·M_R^T e^{−λk}·e^{−l_k}, the latter
     # scaled by e^{−q_scale} (its value at the start) so that nothing overflows.
@@ -325,7 +317,8 @@ def lower_tail_discretisation_tail(total_count: int, tolerance: float, delta: fl
     tenth of what :func:`_truncated` may leave out
     (:data:`_DROP_SHARE`·``tolerance``·``delta``), shared over the
     ``total_count`` compositions by the union bound, so atoms that far up
-    would be left out anyway. At least 1e-30.
+    are left out anyway unless their Q-mass keeps them (then the fold only
+    costs tightness). At least 1e-30.
     """
     return max(0.1 * _DROP_SHARE * tolerance * delta / total_count, 1e-30)
 
