@@ -14,10 +14,9 @@ import pytest
 from gaussdp import ZCDP, account
 
 
-def brute_delta(rho, epsilons):
-    alphas = (1 + np.geomspace(1e-4, 1e3, 600))[:, None]
-    xs = np.geomspace(1e-14, 0.5, 1500)
-    xs = np.unique(np.concatenate([xs, np.linspace(1e-3, 0.999, 1500)]))
+def largest_t(rho, xs, alphas):
+    """For each x, the largest t (to 1e-15) with both Renyi divergences of the pairs
+    (t, x) and (x, t) at most rho*alpha on the alpha grid (bisection)."""
     lx, l1x = np.log(xs)[None, :], np.log1p(-xs)[None, :]
     low, high = xs.copy(), np.full_like(xs, 1 - 1e-15)
     bound = (alphas - 1) * rho * alphas
@@ -28,7 +27,22 @@ def brute_delta(rho, epsilons):
         s = np.logaddexp(alphas * lx + (1 - alphas) * lt, alphas * l1x + (1 - alphas) * l1t)
         ok = np.all((g <= bound) & (s <= bound), axis=0)
         low, high = np.where(ok, t, low), np.where(ok, high, t)
-    return [max(0.0, float(np.max(low - math.exp(e) * xs))) for e in epsilons]
+    return low
+
+
+def brute_delta(rho, epsilons):
+    """sup over x of t(x) - e^eps x: on a grid of x spanning (0, 1), then on a finer grid
+    between the neighbours of each epsilon's best x (each grid point is a Bernoulli pair
+    of the class, so refining can only raise the value towards the sup)."""
+    alphas = (1 + np.geomspace(1e-4, 1e3, 600))[:, None]
+    xs = np.unique(np.concatenate([np.geomspace(1e-14, 0.5, 300), np.linspace(1e-3, 0.999, 300)]))
+    ts = largest_t(rho, xs, alphas)
+    best = [int(np.argmax(ts - math.exp(e) * xs)) for e in epsilons]
+    fine = np.concatenate(
+        [np.geomspace(xs[max(i - 1, 0)], xs[min(i + 1, len(xs) - 1)], 100) for i in best]
+    )
+    xs, ts = np.concatenate([xs, fine]), np.concatenate([ts, largest_t(rho, fine, alphas)])
+    return [max(0.0, float(np.max(ts - math.exp(e) * xs))) for e in epsilons]
 
 
 @pytest.mark.parametrize("rho", [0.05, 0.5])

@@ -29,6 +29,7 @@ import numpy as np
 
 __all__ = [
     "compose_increasing",
+    "drop_points_above_chains",
     "lower_hull",
     "pointwise_max",
     "tangent_lines",
@@ -72,21 +73,47 @@ def _lower_hull_indices(x: np.ndarray, y: np.ndarray, collinear: float = 0.0) ->
         keep = np.ones(index.size, dtype=bool)
         keep[1:-1] = ~interior_bad
         index = index[keep]
+    return index[_monotone_chain(x[index], y[index], collinear)]
+
+
+def _monotone_chain(xs: np.ndarray, ys: np.ndarray, collinear: float) -> np.ndarray:
+    """Positions of the lower hull of points sorted by increasing x (Andrew's chain).
+
+    Where three consecutive points already turn left, the chain appends the
+    third without popping whenever the first two are the top of its stack; so
+    the loop runs point by point only at the (few, after the vectorised
+    passes) points that do not turn left, and appends the runs between them
+    whole. The orientation test is the same expression on the same floats,
+    so the hull is the plain chain's.
+    """
+    n = xs.size
+    left = (xs[1:-1] - xs[:-2]) * (ys[2:] - ys[:-2])
+    right = (ys[1:-1] - ys[:-2]) * (xs[2:] - xs[:-2])
+    turns_left = left - right > collinear * (np.abs(left) + np.abs(right))
+    # Position j of the sorted points may be appended in a run if (j−2, j−1, j) turns
+    # left; ``stops`` are the positions where that fails.
+    stops = np.flatnonzero(~turns_left) + 2
+    stops = np.append(stops, n).tolist()
+    x_list, y_list = xs.tolist(), ys.tolist()
     hull: list[int] = []
-    hx: list[float] = []
-    hy: list[float] = []
-    for i, xi, yi in zip(index.tolist(), x[index].tolist(), y[index].tolist(), strict=True):
+    position, next_stop = 0, 0
+    while position < n:
+        xi, yi = x_list[position], y_list[position]
         while len(hull) >= 2:
-            left = (hx[-1] - hx[-2]) * (yi - hy[-2])
-            right = (hy[-1] - hy[-2]) * (xi - hx[-2])
-            if left - right > collinear * (abs(left) + abs(right)):
+            x1, y1, x2, y2 = x_list[hull[-2]], y_list[hull[-2]], x_list[hull[-1]], y_list[hull[-1]]
+            left_side = (x2 - x1) * (yi - y1)
+            right_side = (y2 - y1) * (xi - x1)
+            if left_side - right_side > collinear * (abs(left_side) + abs(right_side)):
                 break
             hull.pop()
-            hx.pop()
-            hy.pop()
-        hull.append(i)
-        hx.append(xi)
-        hy.append(yi)
+        hull.append(position)
+        position += 1
+        if len(hull) >= 2 and hull[-2] == position - 2:
+            while stops[next_stop] < position:
+                next_stop += 1
+            end = stops[next_stop]  # positions [position, end) turn left after the top two
+            hull.extend(range(position, end))
+            position = max(position, end)
     return np.array(hull, dtype=int)
 
 
@@ -102,6 +129,49 @@ def lower_hull(x, y) -> tuple[np.ndarray, np.ndarray]:
     y = np.asarray(y, dtype=float).ravel()
     index = _lower_hull_indices(x, y, _COLLINEAR)
     return x[index], y[index]
+
+
+# A point counts as above another chain's polygonal line only beyond this relative
+# margin: np.interp's value is within a few ulps of the segment's endpoints.
+_ABOVE_MARGIN = 16.0 * np.finfo(float).eps
+
+
+def drop_points_above_chains(chains):
+    """Each chain of points without the points that are no lower-hull vertex of the union
+    because they lie above the polygonal line through another chain's points.
+
+    A point strictly above the segment between two points (with x between
+    theirs) is never a vertex of the lower convex hull; "strictly" here means
+    by more than ``_ABOVE_MARGIN`` relative to the values involved, so points
+    on a segment up to rounding stay for the hull to decide. Chains need not
+    be sorted or convex.
+
+    Parameters
+    ----------
+    chains : list of (x, y) pairs of 1-d arrays
+
+    Returns
+    -------
+    list of (x, y) pairs
+        The kept points of each chain, in their order.
+    """
+    ordered = []
+    for x, y in chains:
+        order = np.argsort(x, kind="stable")
+        ordered.append((x[order], y[order]))
+    kept_chains = []
+    for i, (x, y) in enumerate(chains):
+        keep = np.ones(x.size, dtype=bool)
+        for j, (other_x, other_y) in enumerate(ordered):
+            if j == i or other_x.size < 2:
+                continue
+            inside = (x >= other_x[0]) & (x <= other_x[-1])
+            line = np.interp(x, other_x, other_y)
+            right = np.clip(np.searchsorted(other_x, x, side="right"), 1, other_x.size - 1)
+            scale = np.abs(y) + np.abs(other_y[right - 1]) + np.abs(other_y[right])
+            keep &= ~(inside & (y - line > _ABOVE_MARGIN * scale))
+        kept_chains.append((x[keep], y[keep]))
+    return kept_chains
 
 
 def upper_envelope(intercepts, slopes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

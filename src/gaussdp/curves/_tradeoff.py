@@ -416,6 +416,27 @@ class PiecewiseLinear(TradeOff):
         the cap β ≤ 1 − α. Points are assumed to lie in [0, 1]²; if none has
         x = 0 the curve starts at (0, 1). Coordinates below 1e-300 are set to 0.
         """
+        return cls._from_chains([(x, y)])
+
+    @classmethod
+    def _from_chains(cls, chains) -> PiecewiseLinear:
+        """:meth:`_from_vertices` of the union of several chains of points.
+
+        The same curve; a point of one chain lying above the polygonal line
+        through another chain's points (beyond rounding) is no hull vertex and
+        is dropped before the hull (:func:`_geometry.drop_points_above_chains`),
+        which keeps the hull's point-by-point work to where chains cross.
+        """
+        chains = [cls._capped_points(x, y) for x, y in chains]
+        chains = _geometry.drop_points_above_chains(chains)
+        x = np.concatenate([[0.0, 1.0], *(x for x, _ in chains)])
+        y = np.concatenate([[1.0, 0.0], *(y for _, y in chains)])
+        hx, hy = _geometry.lower_hull(x, y)
+        return cls._trusted(hx, hy)
+
+    @staticmethod
+    def _capped_points(x, y) -> tuple[np.ndarray, np.ndarray]:
+        """Points clipped into [0, 1]² below β = 1 − α, coordinates below 1e-300 set to 0."""
         x = np.clip(np.asarray(x, dtype=float).ravel(), 0.0, 1.0)
         y = np.asarray(y, dtype=float).ravel()
         y = np.clip(np.minimum(y, 1.0 - x), 0.0, 1.0)
@@ -423,10 +444,7 @@ class PiecewiseLinear(TradeOff):
         # the curve (pessimistic), and keeps slopes (Δβ/Δα) finite.
         x = np.where(x < _TINY, 0.0, x)
         y = np.where(y < _TINY, 0.0, y)
-        x = np.concatenate(([0.0, 1.0], x))
-        y = np.concatenate(([1.0, 0.0], y))
-        hx, hy = _geometry.lower_hull(x, y)
-        return cls._trusted(hx, hy)
+        return x, y
 
     def __repr__(self) -> str:
         return f"PiecewiseLinear(<{self.alphas.size} breakpoints>)"

@@ -97,7 +97,7 @@ def symmetric_curve(profiles):
     one (an optimistic profile lowered by its allowance) raises every β by as
     much (Proposition 6: f(α) = sup_ε 1 − δ(ε) − e^ε α), capped at 1 − α.
     """
-    xs, ys = [], []
+    chains = []
     for profile in profiles:
         allowance = profile.shift + profile.shift_below + profile.shift_at_cut
         infinity = min(profile.infinity_mass + max(allowance, 0.0), 1.0)
@@ -108,6 +108,5 @@ def symmetric_curve(profiles):
         alphas = np.concatenate(([0.0], tail_q))
         betas = np.concatenate(([1.0 - infinity], 1.0 - infinity - profile.tail_p[head:]))
         betas = np.clip(np.minimum(betas + raise_by, 1.0 - alphas), 0.0, 1.0)
-        xs += [alphas, betas]
-        ys += [betas, alphas]
-    return PiecewiseLinear._from_vertices(np.concatenate(xs), np.concatenate(ys))
+        chains += [(alphas, betas), (betas, alphas)]
+    return PiecewiseLinear._from_chains(chains)
