@@ -47,6 +47,14 @@ def laplace_log_slope(mu):
 def functionals_by_quadrature(log_slope, points=(0, 0.5, 1)):
     """kl, κ₂, κ₃, κ̄₃ as ∫₀¹ of their definitions (DRS §3.2), by mpmath.quad."""
     points = [mpmath.mpf(p) for p in points]
+    known = {}
+    plain = log_slope
+
+    def log_slope(x):  # once per node: the four integrals share their quadrature nodes
+        if x not in known:
+            known[x] = plain(x)
+        return known[x]
+
     kl = -mpmath.quad(log_slope, points)
     return (
         kl,
@@ -198,12 +206,17 @@ def cp_gaussian_functionals_by_quadrature(mu, p):
     fixed = mpmath.ncdf(-mu / 2)
     log_g = gaussian_log_slope(mu)
 
-    def slope(t):  # |f_p'(t)|
-        return p * mpmath.e ** log_g(t) + (1 - p)
+    known = {}
+
+    def slope(t):  # |f_p'(t)| and its log, once per node (the four integrals share nodes)
+        if t not in known:
+            value = p * mpmath.e ** log_g(t) + (1 - p)
+            known[t] = value, mpmath.log(value)
+        return known[t]
 
     def integral(g):
-        first = mpmath.quad(lambda t: g(mpmath.log(slope(t))), [0, fixed / 2, fixed])
-        last = mpmath.quad(lambda t: g(-mpmath.log(slope(t))) * slope(t), [0, fixed / 2, fixed])
+        first = mpmath.quad(lambda t: g(slope(t)[1]), [0, fixed / 2, fixed])
+        last = mpmath.quad(lambda t: g(-slope(t)[1]) * slope(t)[0], [0, fixed / 2, fixed])
         middle_length = (p * fixed + (1 - p) * (1 - fixed)) - fixed  # f_p(x*) − x*
         return first + middle_length * g(mpmath.mpf(0)) + last
 
