@@ -120,12 +120,18 @@ def test_a_gap_just_above_the_accuracy_asks_for_an_upper_grid_a_little_finer():
     guarantee = accounting._guarantee
     lower, upper = accounting.epsilon_bounds(1e-9)
     refined = dict(guarantee._refined)
-    assert [key[1] for key in refined if key[0] == "upper grid"] == [2.0**-0.375]
+    assert [key[1:] for key in refined if key[0] == "upper grid"] == [(2.0**-0.375, (0,))]
     assert [key for key in refined if key[0] == "grid"] == []
     assert upper - lower <= A.DEFAULT_ACCURACY * max(upper, 1.0)
     assert lower <= upper <= _dp_accounting_upper(sigma, q, steps, 1e-9)
+    # Only the remove direction is composed again: the add direction's bound is further
+    # below the lower bound than the accuracy (its ε is the smaller), and stays.
+    (finer,) = [v for key, v in refined.items() if key[0] == "upper grid"]
+    assert len(finer.upper) == 1
+    add_upper = guarantee._upper_by_direction(1e-9)[1]
+    assert add_upper <= lower + A.DEFAULT_ACCURACY * max(upper, 1.0)
 
-    stuck = replace(guarantee, refine_upper_grid=lambda finer: guarantee, _refined={})
+    stuck = replace(guarantee, refine_upper_grid=lambda finer, _: guarantee, _refined={})
     lower, upper = stuck.epsilon_bounds(1e-9)
     kinds = [key[0] for key in stuck._refined if key[0] in ("grid", "upper grid")]
     assert kinds == ["upper grid", "grid"]

@@ -222,7 +222,7 @@ class ProfileGuarantee(_Guarantee):
     accuracy: float | None = None
     refine_grid: Callable[[float], _Guarantee | None] | None = None
     epsilon_scale: float = 1.0
-    refine_upper_grid: Callable[[float], _Guarantee | None] | None = None
+    refine_upper_grid: Callable[[float, tuple[int, ...] | None], _Guarantee | None] | None = None
     _refined: dict = field(default_factory=dict, compare=False, repr=False)
 
     @cached_property
@@ -437,12 +437,21 @@ class ProfileGuarantee(_Guarantee):
             # errs by about half of connect-the-dots) and it is one row per direction,
             # not two, nor lower tails.
             wanted = self._finer_factor(_REFINED_SHARE / gap, "upper grid")
-            key = ("upper grid", wanted)
+            # Only the directions whose upper bound keeps the gap above the accuracy: the
+            # others' bounds here already serve (ε(δ) is the largest direction's).
+            per_direction = self._upper_by_direction(delta)
+            upper = min(upper, max(per_direction))
+            target = lower + self.accuracy * gap_scale(upper, self.epsilon_scale)
+            indices = tuple(i for i, value in enumerate(per_direction) if value > target)
+            if not indices:
+                return lower, upper
+            key = ("upper grid", wanted, indices)
             if key not in self._refined:
-                self._refined[key] = self.refine_upper_grid(self.accuracy * wanted)
+                self._refined[key] = self.refine_upper_grid(self.accuracy * wanted, indices)
             finer = self._refined[key]
             if finer is not None:
-                upper = min(upper, finer.epsilon_upper(delta))
+                others = [v for i, v in enumerate(per_direction) if i not in indices]
+                upper = min(upper, max(finer.epsilon_upper(delta), *others))
                 gap = (upper - lower) / (self.accuracy * gap_scale(upper, self.epsilon_scale))
                 if gap <= 1.0:
                     return lower, upper
@@ -466,6 +475,19 @@ class ProfileGuarantee(_Guarantee):
             if gap <= 1.0:
                 break
         return lower, upper
+
+    def _upper_by_direction(self, delta: float) -> list[float]:
+        """Each direction's best upper bound on ε(δ) so far (plain or tilted profiles).
+
+        ε(δ) is the largest of the directions' (δ(ε) is the largest of theirs),
+        and each group of profiles bounds every direction, so each one's
+        smallest bound serves.
+        """
+        groups = self._upper_groups()
+        return [
+            min(float(group[index].epsilon(delta)) for group in groups)
+            for index in range(len(self.upper))
+        ]
 
     def _finer_factor(self, wanted: float, kind: str = "grid") -> float:
         """The accuracy factor of the finer grids to use for ``wanted`` (< 1).

@@ -43,6 +43,7 @@ def _compose_all(
     estimate: Callable[[float, int], int],
     tilt_tail: float | None = None,
     plain_first: bool = False,
+    directions: tuple[int, ...] | None = None,
 ) -> dict[str, GridPLD]:
     """Discretise every mechanism and compose them all in the Fourier domain, per direction.
 
@@ -56,8 +57,10 @@ def _compose_all(
     plain composition (with its larger floor) is computed. ``plain_first``:
     without a ``delta_floor``, long runs are composed plain too (their
     queries then compose tilted where the plain allowance decides,
-    :class:`ProfileGuarantee`).
+    :class:`ProfileGuarantee`). ``directions``: the indices (into
+    :data:`DIRECTIONS`) of the directions to compose (None: all).
     """
+    indices = range(len(DIRECTIONS)) if directions is None else directions
     memory = grids.available_memory()
     for leaf, pair in losses.items():
         for loss in pair:
@@ -79,7 +82,7 @@ def _compose_all(
             return 1
         return 2 if pld_compose.needs_tilt(length, total_count, floor) else 1
 
-    for index in range(len(DIRECTIONS)):
+    for index in indices:
         length = estimate(spacing, index)
         rows = rows_for(length)
         if rows == 2 and kind == PESSIMISTIC and not floor_required:
@@ -88,7 +91,8 @@ def _compose_all(
                 rows = rows_for(length)
         _check_memory(length, rows, spacing, total_count, memory, "about ")
     results: dict[str, GridPLD] = {}
-    for index, direction in enumerate(DIRECTIONS):
+    for index in indices:
+        direction = DIRECTIONS[index]
         if progress is not None:
             progress(f"{kind} bounds, {direction} direction: discretising")
         # Plain compositions cut their grids and windows where the rounding allowance
@@ -165,6 +169,7 @@ def _numerical(
     epsilon_scale=1.0,
     reaccount=None,
     pessimistic=None,
+    directions=None,
 ):
     """The numerical path's Accounting (both kinds composed on demand, then cached).
 
@@ -177,7 +182,9 @@ def _numerical(
     ``accuracy``; :func:`gaussdp.accountant.account` passes itself down, so
     that this module does not import the entry point above it).
     ``pessimistic``: the pessimistic compositions if already computed (a
-    tilted one that reaches this accounting's floor).
+    tilted one that reaches this accounting's floor). ``directions``: the
+    indices of the directions its upper profiles hold (None: all; a finer
+    upper grid for some directions only, see ``refine_upper_grid``).
     """
     spacing, lower_spacing = spacings
     cache: dict[str, dict[str, GridPLD]] = {}
@@ -192,7 +199,8 @@ def _numerical(
             estimates[grid, index] = grids._composed_length_estimate(losses, leaves, grid, index)
         return estimates[grid, index]
 
-    for index in range(len(DIRECTIONS)):  # refuse what memory cannot hold before any work
+    indices = range(len(DIRECTIONS)) if directions is None else directions
+    for index in indices:  # refuse what memory cannot hold before any work
         _check_memory(estimate(spacing, index), 1, spacing, 0, grids.available_memory(), "about ")
 
     def distributions(kind: str) -> dict[str, GridPLD]:
@@ -208,6 +216,7 @@ def _numerical(
                 delta_floor is not None,
                 estimate,
                 plain_first=accuracy is not None,
+                directions=directions if kind == PESSIMISTIC else None,
             )
         return cache[kind]
 
@@ -251,9 +260,10 @@ def _numerical(
     refine_grid = refine_upper_grid = None
     if accuracy is not None:
 
-        def refine_upper_grid(finer: float) -> _Guarantee | None:
+        def refine_upper_grid(finer: float, indices=None) -> _Guarantee | None:
             # the upper bound alone on a grid for the finer accuracy (h ∝ √accuracy), the
-            # lower one where it is: its compositions are shared, not composed again
+            # lower one where it is: its compositions are shared, not composed again; for
+            # the directions ``indices`` only (None: all), the others keep this grid's
             if finer < _FINEST_REFINEMENT:
                 return None
             try:
@@ -269,6 +279,7 @@ def _numerical(
                     estimates,
                     finer,
                     epsilon_scale,
+                    directions=indices,
                 )
             except InvalidParameterError:  # memory does not allow that grid
                 return None
@@ -278,7 +289,14 @@ def _numerical(
             )
 
         refinements = refiners(
-            losses, leaves, spacings, distributions, progress, estimate, kept=cache
+            losses,
+            leaves,
+            spacings,
+            distributions,
+            progress,
+            estimate,
+            kept=cache,
+            directions=directions,
         )
 
         def refine_grid(finer: float) -> _Guarantee | None:
@@ -332,6 +350,7 @@ def refiners(
     progress: Callable[[str], None] | None,
     estimate: Callable[[float, int], int] | None = None,
     kept: dict | None = None,
+    directions: tuple[int, ...] | None = None,
 ):
     """The refinements of :class:`ProfileGuarantee` for a numerical accounting.
 
@@ -344,6 +363,7 @@ def refiners(
     coarser.
     ``kept``: where the default-tilted compositions are kept once made (an
     accounting asked for a lower floor on the same grid starts from them).
+    ``directions``: the directions the upper profiles hold (None: all).
     """
     spacing, lower_spacing = spacings
     if estimate is None:
@@ -356,7 +376,16 @@ def refiners(
         if tilt_tail is None and all(pld.cut_index is not None for pld in plain):
             return None  # the plain composition is tilted at the default already
         composed = _compose_all(
-            losses, counts, spacing, PESSIMISTIC, progress, 0.0, False, estimate, tilt_tail
+            losses,
+            counts,
+            spacing,
+            PESSIMISTIC,
+            progress,
+            0.0,
+            False,
+            estimate,
+            tilt_tail,
+            directions=directions,
         )
         if any(pld.cut_index is None for pld in composed.values()):
             return None  # memory allowed the plain composition only
