@@ -4,7 +4,10 @@ These follow the textbook formulas directly; mpmath's working precision and a
 plain bisection are what make them trustworthy, not cleverness.
 """
 
+import math
+
 import mpmath
+from scipy import special
 
 
 def bisect(func, low, high, iterations=400):
@@ -28,10 +31,26 @@ def bisect(func, low, high, iterations=400):
 
 
 def normal_quantile_of_complement(alpha):
-    """Φ⁻¹(1 − α) for any α in (0, 1), solving log Φ(−x) = log α by bisection."""
+    """Φ⁻¹(1 − α) for any α in (0, 1), solving log Φ(−x) = log α by bisection.
+
+    The bisection starts from a bracket of width ~1e-6 around scipy's value when
+    the function's signs at its ends (at 50 digits) show that it holds the root,
+    else from [−100, 100]: the same root, some 25 fewer halvings.
+    """
     alpha = mpmath.mpf(alpha)
     log_alpha = mpmath.log(alpha)
-    return bisect(lambda x: mpmath.log(mpmath.ncdf(-x)) - log_alpha, -100, 100)
+
+    def excess(x):
+        return mpmath.log(mpmath.ncdf(-x)) - log_alpha
+
+    low, high = -100, 100
+    guess = -float(special.ndtri(float(alpha))) if 0.0 < float(alpha) < 1.0 else math.nan
+    if math.isfinite(guess):
+        width = 1e-6 * (1.0 + abs(guess))
+        near_low, near_high = mpmath.mpf(guess - width), mpmath.mpf(guess + width)
+        if excess(near_low) > 0 > excess(near_high):  # log Φ(−x) decreases in x
+            low, high = near_low, near_high
+    return bisect(excess, low, high)
 
 
 def gaussian_delta(mu, epsilon):
