@@ -55,7 +55,7 @@ def brute_force_regret(alphas, betas, mu, delta=0.0):
     point (elsewhere) while falling between grid points.
     """
     grid = np.unique(
-        np.concatenate((np.linspace(0.0, 1.0, 20001), np.logspace(-12, 0, 2001), alphas))
+        np.concatenate((np.linspace(0.0, 1.0, 4001), np.logspace(-12, 0, 1001), alphas))
     )
     kappa = diagonal_distances(alphas, betas, mu, delta, grid)
     coarse = fine = max(float(np.max(kappa)), 0.0)
@@ -63,11 +63,11 @@ def brute_force_regret(alphas, betas, mu, delta=0.0):
         if right <= left:
             continue
         local = np.linspace(left, right, 2001)
-        for _ in range(4):  # zoom in on this segment's worst point
+        for _ in range(6):  # zoom in on this segment's worst point (1e-13 of it at the end)
             kappa = diagonal_distances(alphas, betas, mu, delta, local)
             k = int(np.argmax(kappa))
             fine = max(fine, float(kappa[k]))
-            local = np.linspace(local[max(k - 1, 0)], local[min(k + 1, local.size - 1)], 2001)
+            local = np.linspace(local[max(k - 1, 0)], local[min(k + 1, local.size - 1)], 201)
     return coarse, fine
 
 
