@@ -130,6 +130,10 @@ def test_a_gap_just_above_the_accuracy_asks_for_an_upper_grid_a_little_finer():
     assert len(finer.upper) == 1
     add_upper = guarantee._upper_by_direction(1e-9)[1]
     assert add_upper <= lower + A.DEFAULT_ACCURACY * max(upper, 1.0)
+    # Nor is its lower tail composed: its tilted upper bound lies below the lower bound
+    # the remove direction's tail reached (its plain one, 0.0659, does not).
+    assert add_upper < lower < float(guarantee.upper[1].epsilon(1e-9))
+    assert [key[2] for key in refined if key[0] == "tail"] == [0]
 
     stuck = replace(guarantee, refine_upper_grid=lambda finer, _: guarantee, _refined={})
     lower, upper = stuck.epsilon_bounds(1e-9)

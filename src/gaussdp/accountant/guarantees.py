@@ -390,9 +390,10 @@ class ProfileGuarantee(_Guarantee):
         if self.refine_lower is not None and math.isfinite(upper):
             computed = max(_without_allowance(p).epsilon(delta) for p in self.lower)
             if computed - lower > _ALLOWANCE_SHARE * (upper - lower):
-                # A direction whose own upper bound is below the lower bound so far
-                # cannot raise it: its tail is not composed.
-                uppers = [p.epsilon(delta) for p in self.upper]
+                # A direction whose own upper bound (its best, tilted where that was
+                # composed) is below the lower bound so far cannot raise it: its tail is
+                # not composed.
+                uppers = self._upper_by_direction(delta)
                 for index in self._directions_that_can_matter(uppers):
                     if uppers[index] <= lower:
                         continue
@@ -560,7 +561,11 @@ class ProfileGuarantee(_Guarantee):
                 for p in group
             )
             wanted &= epsilon < top
-            uppers = [p.delta(epsilon) for p in self.upper]
+            groups = self._upper_groups()  # each direction's best upper bound on δ(ε)
+            uppers = [
+                np.min([group[index].delta(epsilon) for group in groups], axis=0)
+                for index in range(len(self.upper))
+            ]
             bins = _tail_bins(np.where(wanted, epsilon, 0.0))
             for index in self._directions_that_can_matter(uppers):
                 # where this direction's own upper bound is below the lower bound so far,
