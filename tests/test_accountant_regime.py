@@ -130,9 +130,9 @@ def test_a_gap_just_above_the_accuracy_asks_for_an_upper_grid_a_little_finer():
     assert len(finer.upper) == 1
     add_upper = guarantee._upper_by_direction(1e-9)[1]
     assert add_upper <= lower + A.DEFAULT_ACCURACY * max(upper, 1.0)
-    # Nor is its lower tail composed: its tilted upper bound lies below the lower bound
-    # the remove direction's tail reached (its plain one, 0.0659, does not).
-    assert add_upper < lower < float(guarantee.upper[1].epsilon(1e-9))
+    # Nor is its lower tail composed: its (tilted) upper bound lies below the lower bound
+    # the remove direction's tail reached.
+    assert add_upper < lower
     assert [key[2] for key in refined if key[0] == "tail"] == [0]
 
     stuck = replace(guarantee, refine_upper_grid=lambda finer, _: guarantee, _refined={})
@@ -152,7 +152,9 @@ def test_a_lower_floor_starts_from_the_tilted_composition_a_query_made(monkeypat
     """
     accounting = g.account(g.DPSGD(1.1, 0.01, 20000))
     _, upper = accounting.epsilon_bounds(1e-12)
-    assert ("upper", None) in accounting._guarantee._refined
+    # (composed tilted at once: the plain allowance, 2.2e-12, is above a tenth of 1e-12)
+    tilted = accounting.privacy_loss_distributions("pessimistic")
+    assert all(pld.cut_index is not None for pld in tilted.values())
     composed = []
     compose_all = numerical._compose_all
 
@@ -169,6 +171,39 @@ def test_a_lower_floor_starts_from_the_tilted_composition_a_query_made(monkeypat
     assert floored.epsilon(1e-12) == upper
     fresh = g.account(g.DPSGD(1.1, 0.01, 20000)).with_delta_floor(1e-14)
     assert fresh.epsilon(1e-12) == pytest.approx(upper, rel=1e-12)
+
+
+def test_a_query_below_the_plain_floor_composes_tilted_at_once(monkeypatch):
+    """A long run queried at a δ its plain rounding allowance would decide is composed
+    tilted from the start: the plain composition, which the query would not use, is not
+    made, and the bound is the one the plain-then-tilted path gives.
+
+    On 20,000 steps the plain allowance is u·(4T + 16 log₂ N) ≈ 9e-12: at δ = 1e-9 it is
+    below a tenth of δ (plain first, as before), at δ = 1e-11 above.
+    """
+    kinds = []
+    compose_all = numerical._compose_all
+
+    def recorded(*args, **kwargs):
+        kinds.append((args[3], args[5]))  # kind, floor (None: plain first; 0.0: tilted)
+        return compose_all(*args, **kwargs)
+
+    monkeypatch.setattr(numerical, "_compose_all", recorded)
+    mechanism = g.DPSGD(1.1, 0.01, 20000)
+    direct = g.account(mechanism)
+    lower, upper = direct.epsilon_bounds(1e-11)
+    assert ("pessimistic", None) not in kinds and ("pessimistic", 0.0) in kinds
+    kinds.clear()
+    plain_first = g.account(mechanism)
+    plain_first.epsilon(1e-5)  # composes plain first
+    assert kinds == [("pessimistic", None)]
+    other_lower, other_upper = plain_first.epsilon_bounds(1e-11)
+    assert other_upper == upper
+    # (the lower tail's window is set from the upper bound's δ: plain or tilted, both certified)
+    assert other_lower == pytest.approx(lower, rel=1e-9)
+    kinds.clear()
+    g.account(mechanism).epsilon_bounds(1e-9)
+    assert kinds[0] == ("pessimistic", None)
 
 
 def test_queries_that_miss_a_little_share_one_finer_grid():

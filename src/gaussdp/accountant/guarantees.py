@@ -223,6 +223,7 @@ class ProfileGuarantee(_Guarantee):
     refine_grid: Callable[[float], _Guarantee | None] | None = None
     epsilon_scale: float = 1.0
     refine_upper_grid: Callable[[float, tuple[int, ...] | None], _Guarantee | None] | None = None
+    before_upper: Callable[[float], None] | None = None
     _refined: dict = field(default_factory=dict, compare=False, repr=False)
 
     @cached_property
@@ -261,6 +262,8 @@ class ProfileGuarantee(_Guarantee):
         the accuracy allows (or leaves it infinite: δ below the plain floor),
         the tilted composition is used (:meth:`_upper_refined`).
         """
+        if self.before_upper is not None and "upper" not in self.__dict__:
+            self.before_upper(delta)  # the first query: it may compose tilted at once
         upper = max(p.epsilon(delta) for p in self.upper)
         if self.refine_upper is None or self.accuracy is None:
             return upper
