@@ -79,7 +79,7 @@ def test_a_gap_the_rounding_allowance_sets_is_reported_in_one_line(monkeypatch):
     monkeypatch.setattr(numerical, "compose_lower_tail", lambda *args, **kwargs: None)
     accounting = g.account(g.DPSGD(1.0, 0.01, 2000))
     guarantee = accounting._guarantee
-    object.__setattr__(guarantee, "refine_upper", lambda tail: None)  # as if memory allowed none
+    object.__setattr__(guarantee, "refine_upper", lambda tail, _: None)  # as if memory allowed none
     with pytest.warns(g.AccuracyWarning) as caught:
         lower, upper = accounting.epsilon_bounds(np.array([1e-5, 1e-11]))
     (warning,) = caught  # one line, for the δ furthest from the accuracy

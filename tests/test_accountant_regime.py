@@ -206,6 +206,28 @@ def test_a_query_below_the_plain_floor_composes_tilted_at_once(monkeypatch):
     assert kinds[0] == ("pessimistic", None)
 
 
+def test_a_decade_tilt_leaves_alone_a_direction_below_what_the_other_computes():
+    """Where the default tilt's allowance still decides ε(δ), a tilt for δ's decade is
+    composed for the directions whose bound it can lower only: on σ = 1, q = 1e-4,
+    T = 10⁵ at δ = 1e-13 the add direction's bound (0.2698) is already below the remove
+    direction's value without allowances, so only the remove direction is tilted; the
+    bound is at most the one the tilt of both gives (whose add direction, 0.2901, is
+    looser than its own bound).
+    """
+    accounting = g.account(g.DPSGD(1.0, 1e-4, 100_000))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", g.AccuracyWarning)  # the lower bound's allowances
+        _, upper = accounting.epsilon_bounds(1e-13)
+    guarantee = accounting._guarantee
+    decade = [key for key in guarantee._refined if key[:2] == ("upper", 1e-13)]
+    assert decade == [("upper", 1e-13, (0,))]
+    partial = guarantee._refined[decade[0]]
+    both = guarantee._tilted_upper(1e-13)  # the tilt of both directions, for comparison
+    assert partial[0].epsilon(1e-13) == both[0].epsilon(1e-13)
+    assert partial[1] is guarantee.upper[1]  # the add direction's own profile, kept
+    assert upper <= max(p.epsilon(1e-13) for p in both)
+
+
 def test_queries_that_miss_a_little_share_one_finer_grid():
     """Finer grids are taken on a ladder of accuracies, and a finer one made is reused."""
     guarantee = g.account(g.DPSGD(1.1, 0.01, 500))._guarantee

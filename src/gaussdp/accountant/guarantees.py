@@ -217,7 +217,7 @@ class ProfileGuarantee(_Guarantee):
 
     upper_factory: Callable[[], tuple[Profile, ...]]
     lower_factory: Callable[[], tuple[Profile, ...]]
-    refine_upper: Callable[[float], tuple[Profile, ...] | None] | None = None
+    refine_upper: Callable[..., tuple[Profile | None, ...] | None] | None = None
     refine_lower: Callable[[float, float, float, int, int], LowerTail | None] | None = None
     accuracy: float | None = None
     refine_grid: Callable[[float], _Guarantee | None] | None = None
@@ -282,7 +282,13 @@ class ProfileGuarantee(_Guarantee):
         for tail in (None,) if near else (None, decade):
             if not (math.isinf(upper) or upper - computed > budget):
                 break
-            tilted = self._tilted_upper(tail)
+            positions = None
+            if tail is not None:
+                # For δ's decade, only the directions whose best bound is above what the
+                # largest one computes without allowances: a tilt cannot take ε below that.
+                best = self._upper_by_direction(delta)
+                positions = tuple(i for i, value in enumerate(best) if value > computed)
+            tilted = self._tilted_upper(tail, positions)
             if tilted:
                 upper = min(upper, max(p.epsilon(delta) for p in tilted))
                 computed = max(_without_allowance(p).epsilon(delta) for p in tilted)
@@ -298,14 +304,21 @@ class ProfileGuarantee(_Guarantee):
             self.refine_upper is not None or self.refine_lower is not None
         )
 
-    def _tilted_upper(self, tail: float | None) -> tuple[Profile, ...] | None:
+    def _tilted_upper(
+        self, tail: float | None, positions: tuple[int, ...] | None = None
+    ) -> tuple[Profile, ...] | None:
         """The upper profiles tilted where the upper tail is ``tail`` (None: the default).
 
         Computed once per ``tail``: the default one, and one per decade of δ asked for.
+        ``positions``: the directions to tilt (None: all); the others keep their
+        plain profiles in the group returned (each bounds its own direction).
         """
-        key = ("upper", tail)
+        key = ("upper", tail) if positions is None else ("upper", tail, positions)
         if key not in self._refined:
-            self._refined[key] = self.refine_upper(tail)
+            tilted = self.refine_upper(tail, positions)
+            if tilted is not None:
+                tilted = tuple(self.upper[i] if p is None else p for i, p in enumerate(tilted))
+            self._refined[key] = tilted
         return self._refined[key]
 
     def _upper_groups(self) -> list[tuple[Profile, ...]]:

@@ -386,7 +386,7 @@ def refiners(
 ):
     """The refinements of :class:`ProfileGuarantee` for a numerical accounting.
 
-    ``refine_upper(tail)``: the profiles of the pessimistic composition
+    ``refine_upper(tail, positions)``: the profiles of the pessimistic composition
     exponentially tilted where its upper tail is about ``tail`` (None: the
     default, 1e-10), or None if memory allows only the plain one or the plain
     one is that already. ``refine_lower(ε, δ,
@@ -403,10 +403,17 @@ def refiners(
         def estimate(grid: float, index: int) -> int:
             return grids._composed_length_estimate(losses, counts, grid, index)
 
-    def refine_upper(tilt_tail: float | None) -> tuple[Profile, ...] | None:
+    own = tuple(range(len(DIRECTIONS))) if directions is None else tuple(directions)
+
+    def refine_upper(
+        tilt_tail: float | None, positions: tuple[int, ...] | None = None
+    ) -> tuple[Profile | None, ...] | None:
+        # ``positions``: which of this accounting's directions to compose (None: all);
+        # the others are None in the result.
         plain = distributions(PESSIMISTIC).values()
         if tilt_tail is None and all(pld.cut_index is not None for pld in plain):
             return None  # the plain composition is tilted at the default already
+        chosen = own if positions is None else tuple(own[p] for p in positions)
         composed = _compose_all(
             losses,
             counts,
@@ -417,13 +424,16 @@ def refiners(
             False,
             estimate,
             tilt_tail,
-            directions=directions,
+            directions=chosen,
         )
         if any(pld.cut_index is None for pld in composed.values()):
             return None  # memory allowed the plain composition only
-        if kept is not None and tilt_tail is None:
+        if kept is not None and tilt_tail is None and positions is None:
             kept[_DEFAULT_TILTED] = composed
-        return tuple(profile_of(from_zero(d)) for d in composed.values())
+        return tuple(
+            profile_of(from_zero(composed[DIRECTIONS[index]])) if index in chosen else None
+            for index in own
+        )
 
     def refine_lower(
         epsilon: float, delta: float, tolerance: float, index: int, coarseness: int = 1
