@@ -584,11 +584,13 @@ def _tilted_composition(
         tilted = _compose_row(
             items, lambda n, pld: tilt.row(pld.p_masses, n), tilted_length, switch, keep
         )
-        relative = switch + np.arange(keep)
         # Raised by the tilt's relative rounding: the masses stay an upper bound.
         untilt = max(abs(log_total - lam * switch), abs(log_total - lam * (switch + keep)))
         growth = 1.0 + tilt.rounding(items, [pld.p_masses for pld, _ in items], untilt)
-        tilted *= np.exp(np.minimum(log_total - lam * relative, 0.0)) * growth
+        for start in range(0, keep, CACHE_CHUNK):  # untilted in place, a chunk at a time
+            part = tilted[start : start + CACHE_CHUNK]
+            relative = switch + np.arange(start, start + part.size)
+            part *= np.exp(np.minimum(log_total - lam * relative, 0.0)) * growth
         masses = np.concatenate((masses, tilted))
     return masses, switch, lam, log_total, (plain_length, tilted_length), lost
 

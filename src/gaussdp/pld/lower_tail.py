@@ -54,7 +54,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.fft import next_fast_len
 
-from gaussdp._numerics import LOG_ROUNDING, UNIT_ROUNDOFF, suffix_sums
+from gaussdp._numerics import CACHE_CHUNK, LOG_ROUNDING, UNIT_ROUNDOFF, suffix_sums
 from gaussdp.pld.chernoff import blocked_terms, chernoff_cut, log_mgf, saddle, spread
 from gaussdp.pld.composition import _compose_row, rounding_allowance
 from gaussdp.pld.grid import GridPLD
@@ -246,19 +246,29 @@ def compose_lower_tail(
     p = _compose_row(items, lambda n, pld: tilt_p.row(pld.p_masses, n), length, start, keep)
     # Untilt: P_k = P̃_k·M_P^T e^{−λk}; Q_k = R̃_k·M_R^T e^{−λk}·e^{−l_k}, the latter
     # scaled by e^{−q_scale} (its value at the start) so that nothing overflows.
-    p *= np.exp(log_total_p - lam * (start + np.arange(keep)))
+    # (in place, a chunk at a time: no temporaries as long as the row)
+    for first in range(0, keep, CACHE_CHUNK):
+        part = p[first : first + CACHE_CHUNK]
+        part *= np.exp(log_total_p - lam * (start + np.arange(first, first + part.size)))
     tail_p, error_p = suffix_sums(p)
     del p
     q = _compose_row(items, lambda n, pld: tilt_q.row(pld.tilted_q_masses, n), length, start, keep)
-    relative = start + np.arange(keep)
-    q_exponent = (log_total_q - lam * relative) - (offset + relative) * spacing
-    q_scale = float(q_exponent[0])
-    q *= np.exp(q_exponent - q_scale)
+
+    def q_exponent(first: int, size: int) -> np.ndarray:
+        relative = start + np.arange(first, first + size)
+        return (log_total_q - lam * relative) - (offset + relative) * spacing
+
+    q_scale = float(q_exponent(0, 1)[0])
+    largest = 0.0
+    for first in range(0, keep, CACHE_CHUNK):
+        part = q[first : first + CACHE_CHUNK]
+        exponent = q_exponent(first, part.size)
+        largest = max(largest, float(np.max(np.abs(exponent))))
+        part *= np.exp(exponent - q_scale)
     # every roundoff of the exponent: the λ-part, the loss, their difference, the shift
     loss_ends = np.abs((offset + ends) * spacing)
-    largest = 2.0 * float(np.max(np.abs(q_exponent)))
+    largest *= 2.0
     untilt_q = float(np.max(np.abs(log_total_q - lam * ends)) + np.max(loss_ends)) + largest
-    del q_exponent, relative
     tail_q, error_q = suffix_sums(q)
     del q
     return LowerTail(
