@@ -139,6 +139,36 @@ def _compose_all(
     return results
 
 
+def _compose_tilted(
+    losses: dict,
+    counts: dict,
+    spacing: float,
+    progress: Callable[[str], None] | None,
+    estimate: Callable[[float, int], int],
+    tilt_tail: float | None,
+    directions: tuple[int, ...] | None,
+) -> dict[str, GridPLD] | None:
+    """The pessimistic compositions tilted where the upper tail is ``tilt_tail`` (None: 1e-10).
+
+    No floor is asked of them; None where memory allowed only the plain ones.
+    """
+    composed = _compose_all(
+        losses,
+        counts,
+        spacing,
+        PESSIMISTIC,
+        progress,
+        0.0,
+        False,
+        estimate,
+        tilt_tail,
+        directions=directions,
+    )
+    if any(pld.cut_index is None for pld in composed.values()):
+        return None
+    return composed
+
+
 def method_name(spacing: float, lower_spacing: float) -> str:
     """The numerical path's :attr:`Accounting.method`, naming both grids."""
     lower_grid = "" if lower_spacing == spacing else f", lower bound {lower_spacing:.3g}"
@@ -265,18 +295,8 @@ def _numerical(
         )
         if allowance <= _PLAIN_FLOOR_SHARE * delta:
             return
-        composed = _compose_all(
-            losses,
-            leaves,
-            spacing,
-            PESSIMISTIC,
-            progress,
-            0.0,
-            False,
-            estimate,
-            directions=directions,
-        )
-        if all(pld.cut_index is not None for pld in composed.values()):
+        composed = _compose_tilted(losses, leaves, spacing, progress, estimate, None, directions)
+        if composed is not None:
             cache[PESSIMISTIC] = cache[_DEFAULT_TILTED] = composed
 
     # The bounds read atoms at losses ≥ −h only (from_zero); tradeoff() reads all of them.
@@ -414,19 +434,8 @@ def refiners(
         if tilt_tail is None and all(pld.cut_index is not None for pld in plain):
             return None  # the plain composition is tilted at the default already
         chosen = own if positions is None else tuple(own[p] for p in positions)
-        composed = _compose_all(
-            losses,
-            counts,
-            spacing,
-            PESSIMISTIC,
-            progress,
-            0.0,
-            False,
-            estimate,
-            tilt_tail,
-            directions=chosen,
-        )
-        if any(pld.cut_index is None for pld in composed.values()):
+        composed = _compose_tilted(losses, counts, spacing, progress, estimate, tilt_tail, chosen)
+        if composed is None:
             return None  # memory allowed the plain composition only
         if kept is not None and tilt_tail is None and positions is None:
             kept[_DEFAULT_TILTED] = composed
