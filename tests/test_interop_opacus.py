@@ -11,9 +11,10 @@ from dp_accounting import pld
 
 from gaussdp import DPSGD, Composition, account
 from gaussdp.interop.opacus import GaussDPAccountant, register
+from tests.lazy import LazyModule
 
-torch = pytest.importorskip("torch")
-opacus = pytest.importorskip("opacus")
+torch = LazyModule("torch")  # imported by the first test that uses it
+opacus = LazyModule("opacus")
 
 
 def dp_accounting_epsilon(phases, delta):

@@ -10,9 +10,10 @@ import pytest
 
 from gaussdp import DPSGD, Gaussian, InvalidParameterError, Repeated, Shuffled, account
 from gaussdp.interop.opacus import GaussDPAccountant, ShufflingWarning, register
+from tests.lazy import LazyModule
 
-torch = pytest.importorskip("torch")
-opacus = pytest.importorskip("opacus")
+torch = LazyModule("torch")  # imported by the first test that uses it
+opacus = LazyModule("opacus")
 
 
 def _train(engine, *, poisson_sampling, steps_wanted=8):
