@@ -206,26 +206,30 @@ def test_a_query_below_the_plain_floor_composes_tilted_at_once(monkeypatch):
     assert kinds[0] == ("pessimistic", None)
 
 
-def test_a_decade_tilt_leaves_alone_a_direction_below_what_the_other_computes():
-    """Where the default tilt's allowance still decides ε(δ), a tilt for δ's decade is
-    composed for the directions whose bound it can lower only: on σ = 1, q = 1e-4,
-    T = 10⁵ at δ = 1e-13 the add direction's bound (0.2698) is already below the remove
-    direction's value without allowances, so only the remove direction is tilted; the
-    bound is at most the one the tilt of both gives (whose add direction, 0.2901, is
-    looser than its own bound).
+def test_a_tilt_leaves_alone_a_direction_below_what_the_other_computes():
+    """Directions are tilted only where their bound is above what the largest one
+    computes without allowances: a tilt cannot take ε below that.
+
+    On σ = 0.8, q = 1e-3, T = 20,000 at δ = 3e-11 the plain allowance (8.9e-12) is
+    between a tenth and a half of δ: a first query tilts the remove direction at once
+    and composes the add direction plain, whose ε (1.573) is far below the remove
+    direction's (2.642), and no tilt of it follows. Composed plain first, the query
+    tilts the remove direction alone; both give the same bound.
     """
-    accounting = g.account(g.DPSGD(1.0, 1e-4, 100_000))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", g.AccuracyWarning)  # the lower bound's allowances
-        _, upper = accounting.epsilon_bounds(1e-13)
-    guarantee = accounting._guarantee
-    decade = [key for key in guarantee._refined if key[:2] == ("upper", 1e-13)]
-    assert decade == [("upper", 1e-13, (0,))]
-    partial = guarantee._refined[decade[0]]
-    both = guarantee._tilted_upper(1e-13)  # the tilt of both directions, for comparison
-    assert partial[0].epsilon(1e-13) == both[0].epsilon(1e-13)
-    assert partial[1] is guarantee.upper[1]  # the add direction's own profile, kept
-    assert upper <= max(p.epsilon(1e-13) for p in both)
+    mechanism = g.DPSGD(0.8, 1e-3, 20_000)
+    at_once = g.account(mechanism)
+    _, upper = at_once.epsilon_bounds(3e-11)
+    composed = at_once.privacy_loss_distributions("pessimistic")
+    assert composed["remove"].cut_index is not None and composed["add"].cut_index is None
+    assert [key for key in at_once._guarantee._refined if key[0] == "upper"] == []
+    add_upper = float(at_once._guarantee.upper[1].epsilon(3e-11))
+    assert add_upper < upper / 1.5
+    plain_first = g.account(mechanism)
+    plain_first.epsilon(1e-5)
+    _, other_upper = plain_first.epsilon_bounds(3e-11)
+    refined = [key for key in plain_first._guarantee._refined if key[0] == "upper"]
+    assert refined == [("upper", None, (0,))]  # the remove direction only
+    assert other_upper == upper
 
 
 def test_queries_that_miss_a_little_share_one_finer_grid():

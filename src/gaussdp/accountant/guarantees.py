@@ -282,12 +282,14 @@ class ProfileGuarantee(_Guarantee):
         for tail in (None,) if near else (None, decade):
             if not (math.isinf(upper) or upper - computed > budget):
                 break
-            positions = None
-            if tail is not None:
-                # For δ's decade, only the directions whose best bound is above what the
-                # largest one computes without allowances: a tilt cannot take ε below that.
-                best = self._upper_by_direction(delta)
-                positions = tuple(i for i, value in enumerate(best) if value > computed)
+            # Each direction's best bound so far (tilts made for earlier queries count);
+            # then only the directions whose best bound is above what the largest one
+            # computes without allowances: a tilt cannot take ε below that.
+            best = self._upper_by_direction(delta)
+            upper = min(upper, max(best))
+            positions = tuple(
+                i for i, value in enumerate(best) if value > computed or math.isinf(value)
+            )
             tilted = self._tilted_upper(tail, positions)
             if tilted:
                 upper = min(upper, max(p.epsilon(delta) for p in tilted))

@@ -33,6 +33,8 @@ _DEFAULT_TILTED = "pessimistic, tilted"
 #: A query at δ composes the upper bound tilted at once where the plain rounding
 #: allowance is more than this share of δ (see _numerical's tilted_at_once).
 _PLAIN_FLOOR_SHARE = 0.1
+#: ... and composes the other directions plain where the allowance is below this share.
+_PLAIN_OTHERS_SHARE = 0.5
 
 
 def _compose_all(
@@ -295,9 +297,35 @@ def _numerical(
         )
         if allowance <= _PLAIN_FLOOR_SHARE * delta:
             return
-        composed = _compose_tilted(losses, leaves, spacing, progress, estimate, None, directions)
-        if composed is not None:
-            cache[PESSIMISTIC] = cache[_DEFAULT_TILTED] = composed
+        # Where the allowance leaves δ/2 or more of δ, the first direction tilted (under
+        # add/remove the remove direction, whose heavy tail decides small δ on subsampled
+        # mechanisms) and the others plain: a query tilts those too only where their bound
+        # is above what the first one computes (σ = 0.5, q = 1e-6, T = 10⁶ at δ = 1e-9:
+        # the add direction's plain ε, 0.032, against 0.56). Else all tilted: a plain
+        # bound would be infinite or nearly so.
+        split = allowance < _PLAIN_OTHERS_SHARE * delta
+        first, others = (indices[:1], tuple(indices[1:])) if split else (indices, ())
+        composed = _compose_tilted(losses, leaves, spacing, progress, estimate, None, first)
+        if composed is None:
+            return
+        if others:
+            composed.update(
+                _compose_all(
+                    losses,
+                    leaves,
+                    spacing,
+                    PESSIMISTIC,
+                    progress,
+                    None,
+                    False,
+                    estimate,
+                    plain_first=True,
+                    directions=others,
+                )
+            )
+        cache[PESSIMISTIC] = {DIRECTIONS[i]: composed[DIRECTIONS[i]] for i in indices}
+        if not others:
+            cache[_DEFAULT_TILTED] = cache[PESSIMISTIC]
 
     # The bounds read atoms at losses ≥ −h only (from_zero); tradeoff() reads all of them.
     def upper_profiles() -> tuple[Profile, ...]:
@@ -424,25 +452,45 @@ def refiners(
             return grids._composed_length_estimate(losses, counts, grid, index)
 
     own = tuple(range(len(DIRECTIONS))) if directions is None else tuple(directions)
+    # Each direction's tilted profile, by (tilt tail, direction index), made once: queries
+    # may ask for different sets of directions. The default tilt's compositions are kept
+    # too, for an accounting asked for a lower floor (``kept``).
+    profiles: dict[tuple[float | None, int], Profile] = {}
+    default_tilted: dict[str, GridPLD] = {}
 
     def refine_upper(
         tilt_tail: float | None, positions: tuple[int, ...] | None = None
     ) -> tuple[Profile | None, ...] | None:
-        # ``positions``: which of this accounting's directions to compose (None: all);
-        # the others are None in the result.
-        plain = distributions(PESSIMISTIC).values()
-        if tilt_tail is None and all(pld.cut_index is not None for pld in plain):
-            return None  # the plain composition is tilted at the default already
+        # ``positions``: which of this accounting's directions to tilt (None: all); those
+        # whose composition is tilted at the default already are not, for the default
+        # tilt (None if that leaves none). Directions not tilted at ``tilt_tail`` (now or
+        # before) are None in the result.
+        plain = distributions(PESSIMISTIC)
         chosen = own if positions is None else tuple(own[p] for p in positions)
-        composed = _compose_tilted(losses, counts, spacing, progress, estimate, tilt_tail, chosen)
-        if composed is None:
-            return None  # memory allowed the plain composition only
-        if kept is not None and tilt_tail is None and positions is None:
-            kept[_DEFAULT_TILTED] = composed
-        return tuple(
-            profile_of(from_zero(composed[DIRECTIONS[index]])) if index in chosen else None
-            for index in own
-        )
+        if tilt_tail is None:
+            chosen = tuple(i for i in chosen if plain[DIRECTIONS[i]].cut_index is None)
+        if not chosen:
+            return None
+        missing = tuple(i for i in chosen if (tilt_tail, i) not in profiles)
+        if missing:
+            composed = _compose_tilted(
+                losses, counts, spacing, progress, estimate, tilt_tail, missing
+            )
+            if composed is None:
+                return None  # memory allowed the plain composition only
+            for index in missing:
+                pld = composed[DIRECTIONS[index]]
+                profiles[tilt_tail, index] = profile_of(from_zero(pld))
+                if tilt_tail is None:
+                    default_tilted[DIRECTIONS[index]] = pld
+        if kept is not None and tilt_tail is None:
+            whole = {
+                DIRECTIONS[i]: default_tilted.get(DIRECTIONS[i], plain[DIRECTIONS[i]]) for i in own
+            }
+            if all(pld.cut_index is not None for pld in whole.values()):
+                kept[_DEFAULT_TILTED] = whole
+        # every direction tilted at this tail so far (asked now or before)
+        return tuple(profiles.get((tilt_tail, index)) for index in own)
 
     def refine_lower(
         epsilon: float, delta: float, tolerance: float, index: int, coarseness: int = 1
