@@ -281,7 +281,7 @@ def test_against_jax_privacy_dense(jax_privacy_sensitivity):
     matrices = []
     for seed in range(3):
         rng = np.random.default_rng(seed)
-        matrices += [np.tril(rng.random((60, 60))), np.tril(rng.normal(size=(60, 60)))]
+        matrices += [np.tril(rng.random((40, 40))), np.tril(rng.normal(size=(40, 40)))]
     for matrix in matrices:
         strategy = mx.dense(matrix)
         single = mx.sensitivity(strategy, mx.SingleParticipation())
