@@ -387,8 +387,11 @@ def profile_of(pld: GridPLD) -> Profile:
     """The privacy profile of a grid distribution, as the bound its kind certifies."""
     p = pld.p_masses
     if pld.is_pessimistic:
-        keep = np.nonzero(p > 0)[0]
-        first, last = (int(keep[0]), int(keep[-1]) + 1) if keep.size else (0, 0)
+        positive = p > 0
+        if positive.any():  # the first and last positive masses
+            first, last = int(np.argmax(positive)), p.size - int(np.argmax(positive[::-1]))
+        else:
+            first, last = 0, 0
         p = p[first:last]
         losses = Lattice(pld.offset + first, pld.spacing, p.size)
         tail_p, error_p = suffix_sums(p)
@@ -426,12 +429,14 @@ def profile_of(pld: GridPLD) -> Profile:
     # the truth). The mechanism's own infinite loss is pld.infinity_mass.
     impossible = tilted <= 0
     infinity = pld.infinity_mass
-    p, tilted, grid = p[~impossible], tilted[~impossible], grid[~impossible]
+    if impossible.any():
+        p, tilted, grid = p[~impossible], tilted[~impossible], grid[~impossible]
     # The true likelihood ratio of each merged atom, log(P/Q) = log P − log R + l.
     losses = np.log(p) - np.log(tilted) + grid
-    order = np.argsort(losses, kind="stable")
-    losses, p = losses[order], p[order]
-    q = tilted[order] * np.exp(-grid[order])
+    if np.any(losses[1:] < losses[:-1]):  # (a stable sort leaves sorted losses in place)
+        order = np.argsort(losses, kind="stable")
+        losses, p, tilted, grid = losses[order], p[order], tilted[order], grid[order]
+    q = tilted * np.exp(-grid)
     tail_p, error_p = suffix_sums(p)
     tail_q, error_q = suffix_sums(q)
     with np.errstate(divide="ignore"):
