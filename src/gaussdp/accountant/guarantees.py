@@ -312,8 +312,9 @@ class ProfileGuarantee(_Guarantee):
         """The upper profiles tilted where the upper tail is ``tail`` (None: the default).
 
         Computed once per ``tail``: the default one, and one per decade of δ asked for.
-        ``positions``: the directions to tilt (None: all); the others keep their
-        plain profiles in the group returned (each bounds its own direction).
+        ``positions``: the directions to tilt (None: all); in the group returned,
+        a direction not tilted at ``tail`` (now or for an earlier query) keeps this
+        accounting's own profile (each profile bounds its own direction).
         """
         key = ("upper", tail) if positions is None else ("upper", tail, positions)
         if key not in self._refined:
