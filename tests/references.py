@@ -44,7 +44,11 @@ def normal_quantile_of_complement(alpha):
         return mpmath.log(mpmath.ncdf(-x)) - log_alpha
 
     low, high = -100, 100
-    guess = -float(special.ndtri(float(alpha))) if 0.0 < float(alpha) < 1.0 else math.nan
+    # Φ⁻¹(1 − α) = −Φ⁻¹(α), from whichever of α and 1 − α (at 50 digits) is the smaller
+    if alpha < 0.5:
+        guess = -float(special.ndtri(float(alpha))) if float(alpha) > 0.0 else math.nan
+    else:
+        guess = float(special.ndtri(float(1 - alpha))) if alpha < 1 else math.nan
     if math.isfinite(guess):
         width = 1e-6 * (1.0 + abs(guess))
         near_low, near_high = mpmath.mpf(guess - width), mpmath.mpf(guess + width)
