@@ -481,7 +481,7 @@ def refiners(
             for index in missing:
                 pld = composed[DIRECTIONS[index]]
                 profiles[tilt_tail, index] = profile_of(from_zero(pld))
-                if tilt_tail is None:
+                if tilt_tail is None and kept is not None:  # else only the profile is kept
                     default_tilted[DIRECTIONS[index]] = pld
         if kept is not None and tilt_tail is None:
             whole = {

@@ -155,6 +155,8 @@ def drop_points_above_chains(chains):
     list of (x, y) pairs
         The kept points of each chain, in their order.
     """
+    if len(chains) < 2:  # nothing to compare with
+        return list(chains)
     ordered = []
     for x, y in chains:
         order = np.argsort(x, kind="stable")
