@@ -230,6 +230,13 @@ def test_a_tilt_leaves_alone_a_direction_below_what_the_other_computes():
     refined = [key for key in plain_first._guarantee._refined if key[0] == "upper"]
     assert refined == [("upper", None, (0,))]  # the remove direction only
     assert other_upper == upper
+    # δ(ε) on an array reads a tilted and a plain direction side by side (their
+    # allowances, one position-dependent and one constant, have one shape)
+    epsilons = np.array([1.0, 2.0, upper])
+    lower_split, upper_split = at_once.delta_bounds(epsilons)
+    lower_plain, upper_plain = plain_first.delta_bounds(epsilons)
+    assert np.all(lower_split <= upper_plain) and np.all(lower_plain <= upper_split)
+    assert upper_split[-1] <= 3e-11 * (1 + 1e-9)
 
 
 def test_queries_that_miss_a_little_share_one_finer_grid():

@@ -151,7 +151,8 @@ class Profile:
         ``shift + shift_at_cut·e^{−decay·(ε − cut_loss)}``.
         """
         if self.shift_below == 0.0 and self.shift_at_cut == 0.0:
-            return self.shift
+            # the shape of ``epsilon``, as below: tilted and plain profiles are compared
+            return self.shift if np.ndim(epsilon) == 0 else np.full(np.shape(epsilon), self.shift)
         with np.errstate(over="ignore", invalid="ignore"):
             decaying = self.shift_at_cut * np.exp(
                 -self.decay * np.maximum(epsilon - self.cut_loss, 0.0)
