@@ -136,9 +136,9 @@ def test_a_lower_tail_leaks_no_less_than_the_delta_it_serves(monkeypatch):
     asked = []
     compose = numerical.compose_lower_tail
 
-    def recorded(items, epsilon, delta, tolerance, longest=None):
+    def recorded(items, epsilon, delta, tolerance, longest=None, reach=None):
         asked.append(delta)
-        return compose(items, epsilon, delta, tolerance, longest)
+        return compose(items, epsilon, delta, tolerance, longest, reach)
 
     monkeypatch.setattr(numerical, "compose_lower_tail", recorded)
     accounting = g.account(g.DPSGD(1.0, 1e-4, 10_000), delta_floor=1e-19)

@@ -350,7 +350,7 @@ def test_lower_tails_go_finer_only_while_their_grid_error_can_decide_the_gap(
     scale = guarantee.accuracy * 1.0  # ε below 1: the accuracy is absolute
     calls = []
 
-    def refine_lower(target, smallest, tolerance, index, coarseness=1):
+    def refine_lower(target, smallest, tolerance, index, coarseness=1, reach=None):
         calls.append(coarseness)
         return _FakeTail(upper - gaps[coarseness] * scale)
 
@@ -367,7 +367,7 @@ def test_short_lower_profiles_compose_their_tail_fine_at_once():
     assert max(len(p.losses) for p in guarantee.lower) <= guarantees._COARSE_TAILS_FROM
     calls = []
 
-    def refine_lower(target, smallest, tolerance, index, coarseness=1):
+    def refine_lower(target, smallest, tolerance, index, coarseness=1, reach=None):
         calls.append(coarseness)
         return _FakeTail(0.5 - 5.0 * guarantee.accuracy)
 

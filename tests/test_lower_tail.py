@@ -174,3 +174,26 @@ def test_a_tail_needs_no_grid_beyond_what_it_leaves_out():
         for pld in (short, long)
     ]
     assert bounds[0] == pytest.approx(bounds[1], rel=1e-9)
+
+
+@pytest.mark.parametrize("per_step_mu, steps", CASES)
+def test_a_tail_for_losses_up_to_a_reach_keeps_only_the_suffixes_that_decide_there(
+    per_step_mu, steps
+):
+    """Suffixes starting above the reach (and a margin) decide no query up to it: the
+    tail keeps fewer of them and answers every query up to the reach as the whole one."""
+    mu = per_step_mu * math.sqrt(steps)
+    epsilon = float(gdp.epsilon(mu, 1e-12))
+    reach = 1.25 * epsilon
+    items = _items(per_step_mu, steps)
+    whole = compose_lower_tail(items, epsilon, 1e-12, 1e-8)
+    kept = compose_lower_tail(items, epsilon, 1e-12, 1e-8, reach=reach)
+    assert kept.tail_p.size == kept.tail_q.size == len(kept.losses) < whole.tail_p.size
+    # the suffixes kept start where the whole tail's do, and reach past the margin
+    assert kept.losses[0] == whole.losses[0]
+    assert reach + (reach - epsilon) < kept.losses[-1] < reach + 2 * (reach - epsilon)
+    np.testing.assert_array_equal(kept.tail_p, whole.tail_p[: kept.tail_p.size])
+    for delta in (1e-11, 1e-12, float(gdp.delta(mu, reach))):
+        assert kept.epsilon(delta) == whole.epsilon(delta)
+    losses = np.linspace(epsilon, reach, 7)
+    np.testing.assert_array_equal(kept.delta(losses), whole.delta(losses))

@@ -32,6 +32,10 @@ def test_suffix_sums_are_within_their_bound_of_the_correctly_rounded_sums(size, 
     for j in range(0, size, max(1, size // 40)):
         exact = math.fsum(values[j:])
         assert abs(sums[j] - exact) <= bound * exact
+    # the first few sums alone: the same numbers and bound, in an array of their own
+    first, first_bound = suffix_sums(values, size // 3)
+    assert first_bound == bound and first.flags.owndata
+    np.testing.assert_array_equal(first, sums[: size // 3])
 
 
 def test_suffix_sums_bound_is_small_where_a_running_sum_is_not():

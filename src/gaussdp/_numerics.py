@@ -261,7 +261,7 @@ def log_add_exp(a, b):
 _SUM_BLOCK = 16
 
 
-def suffix_sums(values: np.ndarray) -> tuple[np.ndarray, float]:
+def suffix_sums(values: np.ndarray, count: int | None = None) -> tuple[np.ndarray, float]:
     """Σ_{i ≥ j} vᵢ for every j, with a trailing 0, and a bound on their relative error.
 
     A plain running sum of n non-negative terms is only guaranteed to a
@@ -280,11 +280,15 @@ def suffix_sums(values: np.ndarray) -> tuple[np.ndarray, float]:
     ----------
     values : ndarray
         Non-negative, finite terms v₀, …, v_{n−1}.
+    count : int, optional
+        Return only the first ``count`` ≤ n sums (no trailing 0), in an array of
+        their own: the full sums are not held beside them.
 
     Returns
     -------
     sums : ndarray
-        n + 1 entries, ``sums[j]`` = Σ_{i ≥ j} vᵢ and ``sums[n]`` = 0.
+        n + 1 entries, ``sums[j]`` = Σ_{i ≥ j} vᵢ and ``sums[n]`` = 0 (the first
+        ``count`` where given).
     relative_error : float
         γ above, rounded up.
 
@@ -299,6 +303,8 @@ def suffix_sums(values: np.ndarray) -> tuple[np.ndarray, float]:
     u = UNIT_ROUNDOFF
     block = (_SUM_BLOCK - 1) * u / (1.0 - (_SUM_BLOCK - 1) * u)
     bound = math.expm1(levels * (math.log1p(block) + math.log1p(u)))
+    if count is not None:
+        return sums[:count].copy(), bound * (1.0 + 1e-6)
     return np.concatenate([sums, [0.0]]), bound * (1.0 + 1e-6)
 
 

@@ -218,7 +218,7 @@ class ProfileGuarantee(_Guarantee):
     upper_factory: Callable[[], tuple[Profile, ...]]
     lower_factory: Callable[[], tuple[Profile, ...]]
     refine_upper: Callable[..., tuple[Profile | None, ...] | None] | None = None
-    refine_lower: Callable[[float, float, float, int, int], LowerTail | None] | None = None
+    refine_lower: Callable[..., LowerTail | None] | None = None
     accuracy: float | None = None
     refine_grid: Callable[[float], _Guarantee | None] | None = None
     epsilon_scale: float = 1.0
@@ -354,7 +354,7 @@ class ProfileGuarantee(_Guarantee):
             tail = None
             if target > 0.0 and smallest > 0.0:
                 tolerance = _TAIL_TOLERANCE * self.accuracy
-                tail = self.refine_lower(target, smallest, tolerance, index, coarseness)
+                tail = self.refine_lower(target, smallest, tolerance, index, coarseness, top)
             self._refined[key] = tail
         return self._refined[key]
 

@@ -438,9 +438,9 @@ def refiners(
     exponentially tilted where its upper tail is about ``tail`` (None: the
     default, 1e-10), or None if memory allows only the plain one or the plain
     one is that already. ``refine_lower(ε, δ,
-    tolerance, direction, coarseness)``: a direction's lower tail
+    tolerance, direction, coarseness, reach)``: a direction's lower tail
     (:func:`_lower_tail`) on the lower bound's grid made ``coarseness`` times
-    coarser.
+    coarser, for queries at losses up to ``reach``.
     ``kept``: where the default-tilted compositions are kept once made (an
     accounting asked for a lower floor on the same grid starts from them).
     ``directions``: the directions the upper profiles hold (None: all).
@@ -493,10 +493,23 @@ def refiners(
         return tuple(profiles.get((tilt_tail, index)) for index in own)
 
     def refine_lower(
-        epsilon: float, delta: float, tolerance: float, index: int, coarseness: int = 1
+        epsilon: float,
+        delta: float,
+        tolerance: float,
+        index: int,
+        coarseness: int = 1,
+        reach: float | None = None,
     ):
         return _lower_tail(
-            losses, counts, lower_spacing * coarseness, epsilon, delta, tolerance, index, progress
+            losses,
+            counts,
+            lower_spacing * coarseness,
+            epsilon,
+            delta,
+            tolerance,
+            index,
+            progress,
+            reach,
         )
 
     return refine_upper, refine_lower
@@ -511,8 +524,12 @@ def _lower_tail(
     tolerance: float,
     index: int,
     progress: Callable[[str], None] | None,
+    reach: float | None = None,
 ) -> LowerTail | None:
     """Direction ``index``'s lower tail, tilted at loss ``epsilon`` (None: not useful there).
+
+    ``reach``: the largest loss it will be asked about (only the suffixes that
+    decide up to there are kept, :func:`gaussdp.pld.lower_tail.compose_lower_tail`).
 
     None too where the tilted window would need more than the memory allows:
     that direction's lower bound stays the plain one.
@@ -525,4 +542,4 @@ def _lower_tail(
         for leaf, pair in losses.items()
     ]
     longest = int(grids.MEMORY_FRACTION * grids.available_memory() / (grids.BYTES_PER_POINT * 2))
-    return compose_lower_tail(items, epsilon, delta, tolerance, longest)
+    return compose_lower_tail(items, epsilon, delta, tolerance, longest, reach)
