@@ -142,6 +142,27 @@ def test_a_gap_just_above_the_accuracy_asks_for_an_upper_grid_a_little_finer():
     assert upper - lower <= A.DEFAULT_ACCURACY * max(upper, 1.0)
 
 
+def test_a_near_miss_of_every_direction_refines_both_and_says_why_it_stays():
+    """A Laplace mechanism at δ = 8.3e-11: its exact ε is 1/b + 2·log(1 − δ), an atom of
+    its loss, which a grid of spacing h rounds up by up to h (not h², as the error law
+    says). Both directions miss the accuracy a little: the upper-first step refines both
+    (it failed with a TypeError when no direction was left out), the finer grids do not
+    close the gap, and the warning says so (not that memory refused them).
+    """
+    b = 8.381521003401502
+    exact = 1.0 / b + 2.0 * math.log1p(-8.3e-11)
+    accounting = g.account(g.Laplace(b))
+    with pytest.warns(g.AccuracyWarning, match="finer grids tried did not narrow it"):
+        lower, upper = accounting.epsilon_bounds(8.3e-11)
+    assert lower <= exact <= upper
+    refined = accounting._guarantee._refined
+    assert [key[2] for key in refined if key[0] == "upper grid"] == [(0, 1)]
+    assert not accounting._guarantee.finer_grids_refused()
+    narrow = g.account(g.Laplace(b), grid_spacing=1e-6)  # a finer grid narrows it
+    lower, upper = narrow.epsilon_bounds(8.3e-11)
+    assert lower <= exact <= upper <= exact + 1e-6
+
+
 def test_a_lower_floor_starts_from_the_tilted_composition_a_query_made(monkeypatch):
     """with_delta_floor (the report's first step) does not compose again what a query tilted.
 

@@ -89,6 +89,10 @@ class _Guarantee(ABC):
         """The smallest δ the upper bounds resolve (0: a closed form resolves every δ)."""
         return 0.0
 
+    def finer_grids_refused(self) -> bool:
+        """Whether a finer grid a query asked for could not be made (memory, or finest)."""
+        return False
+
 
 class _PerfectPrivacy(_Guarantee):
     closed_form_mu = 0.0
@@ -159,6 +163,8 @@ _REFINED_SHARE = 0.8
 _NEAR_MISS = 1.5
 #: A gap up to this many accuracies is narrowed by a finer upper grid first.
 _UPPER_FIRST = 2.0
+#: The kinds of refinement (keys of ProfileGuarantee._refined) that are finer grids.
+_GRID_KINDS = ("grid", "upper grid")
 
 
 def _tail_bins(epsilon: np.ndarray) -> np.ndarray:
@@ -471,7 +477,7 @@ class ProfileGuarantee(_Guarantee):
             finer = self._refined[key]
             if finer is not None:
                 others = [v for i, v in enumerate(per_direction) if i not in indices]
-                upper = min(upper, max(finer.epsilon_upper(delta), *others))
+                upper = min(upper, max([finer.epsilon_upper(delta), *others]))
                 gap = (upper - lower) / (self.accuracy * gap_scale(upper, self.epsilon_scale))
                 if gap <= 1.0:
                     return lower, upper
@@ -525,6 +531,9 @@ class ProfileGuarantee(_Guarantee):
         if made:
             return max(made)
         return 2.0 ** (-math.ceil(-8.0 * math.log2(wanted) - 1e-9) / 8.0)
+
+    def finer_grids_refused(self) -> bool:
+        return any(finer is None for key, finer in self._refined.items() if key[0] in _GRID_KINDS)
 
     def upper_floor(self) -> float:
         """The smallest δ any of the upper profiles resolves (δ at ε = ∞)."""

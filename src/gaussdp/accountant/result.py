@@ -204,10 +204,17 @@ class Accounting:
                 "allowances, which a finer grid does not reduce (what remains after the "
                 "tilted compositions that make them relative, where memory allowed them)"
             )
-        else:
+        elif self._guarantee.finer_grids_refused():
             why = (
                 "the grid's error law was optimistic here, and memory did not allow the "
                 "finer grids that would narrow it"
+            )
+        else:
+            why = (
+                "the finer grids tried did not narrow it as the grid's error law predicts "
+                "(an atom of the privacy loss, such as the Laplace mechanism's at 1/b, is "
+                "off by up to a grid spacing, not its square); a grid_spacing below the gap "
+                "narrows it"
             )
         warnings.warn(
             f"accuracy {self.accuracy:g} not reached at delta={delta:g}: the certified bounds "

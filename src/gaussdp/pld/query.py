@@ -437,21 +437,89 @@ def profile_of(pld: GridPLD) -> Profile:
     if np.any(losses[1:] < losses[:-1]):  # (a stable sort leaves sorted losses in place)
         order = np.argsort(losses, kind="stable")
         losses, p, tilted, grid = losses[order], p[order], tilted[order], grid[order]
-    q = tilted * np.exp(-grid)
     tail_p, error_p = suffix_sums(p)
-    tail_q, error_q = suffix_sums(q)
-    with np.errstate(divide="ignore"):
-        log_tail_q = np.log(tail_q)
-    # Q_k = R_k·e^{−l_k} adds a few roundings (and a relative u·|l_k| from the
-    # exponent, ≤ LOG_ROUNDING), the log of the sums LOG_ROUNDING.
+    underflow = 0.0
+    if grid.size == 0 or float(np.max(np.abs(grid))) <= _PLAIN_Q_LOSSES:
+        q = tilted * np.exp(-grid)
+        tail_q, error_q = suffix_sums(q)
+        with np.errstate(divide="ignore"):
+            log_tail_q = np.log(tail_q)
+        # Q_k = R_k·e^{−l_k} adds a few roundings (and a relative u·|l_k| from the
+        # exponent, ≤ LOG_ROUNDING), the log of the sums LOG_ROUNDING.
+        error_q += 2.0 * LOG_ROUNDING
+    else:  # e^{−l} would underflow (or overflow): Q's sums are scaled piece by piece
+        log_tail_q, error_q, underflow = _log_tail_q_by_loss(tilted, grid, losses)
     tail_p, log_tail_q = certify_tail_sums(
-        tail_p, error_p, log_tail_q, error_q + 2.0 * LOG_ROUNDING, safe_side=-1, in_place=True
+        tail_p, error_p, log_tail_q, error_q, safe_side=-1, in_place=True
     )
     return Profile(
         losses,
         tail_p,
         log_tail_q,
         infinity,
-        -(pld.slack + pld.slack_below + pld.slack_at_cut),
+        -(pld.slack + pld.slack_below + pld.slack_at_cut + underflow),
         -1,
     )
+
+
+#: Losses up to this size (in absolute value) have their Q-masses R·e^{−l} computed as
+#: they are (e^{±300} is far from under- and overflow); beyond, scaled by pieces of this
+#: many nats of the true losses (:func:`_log_tail_q_by_loss`).
+_PLAIN_Q_LOSSES = 300.0
+
+
+def _log_tail_q_by_loss(
+    tilted: np.ndarray, grid: np.ndarray, losses: np.ndarray
+) -> tuple[np.ndarray, float, float]:
+    """log Σ_{i ≥ j} Q_i (with a trailing −∞), its relative error bound, and an underflow bound.
+
+    For atoms sorted by true loss L_i = log(P_i/Q_i), with Q_i = R_i·e^{−l_i}
+    (``tilted`` R, grid labels l). Computed as R_i·e^{−l_i} these underflow
+    once l passes ~745 nats (ε of thousands: 497,252 Laplace(b ≈ 10) steps),
+    which lost S_Q and put the lower bound on δ(ε) above the truth. Here the
+    atoms are cut into pieces of :data:`_PLAIN_Q_LOSSES` nats of true loss;
+    within a piece starting at L_c the terms Q_i·e^{L_c} = P_i·e^{−(L_i − L_c)}
+    ≤ P_i are computed as exp(log R_i + (L_c − l_i)) and summed
+    (:func:`gaussdp._numerics.suffix_sums`), and the pieces are joined by
+    log-sum-exp from the top.
+
+    Relative error: the sums' γ; each term's exponent, rounded within
+    u·(|log R| + |L_c − l| + 3); for each log, its value's own rounding
+    u·(|value| + 4), once per piece joined, and LOG_ROUNDING. A term below
+    the smallest double is lost: at most 2^−1074 of scaled mass each, so on
+    δ(ε) = S_P − e^ε S_Q (ε below the first loss read, within a piece of it)
+    at most n·2^−1074·e^{piece}, returned to be taken off the lower bound.
+    """
+    u = UNIT_ROUNDOFF
+    n = losses.size
+    log_tilted = np.log(tilted)
+    piece = np.floor((losses - losses[0]) / _PLAIN_Q_LOSSES)
+    starts = np.concatenate(([0], np.flatnonzero(np.diff(piece)) + 1))
+    ends = np.concatenate((starts[1:], [n]))
+    log_tail_q = np.empty(n + 1)
+    log_tail_q[n] = -np.inf
+    after = -np.inf  # log of the Q-mass of the pieces above
+    exponent_error = 0.0
+    sum_error = 0.0
+    for start, end in zip(starts[::-1].tolist(), ends[::-1].tolist(), strict=True):
+        reference = float(losses[start])
+        shift = reference - grid[start:end]
+        terms = np.exp(log_tilted[start:end] + shift)
+        exponent_error = max(
+            exponent_error,
+            float(np.max(np.abs(log_tilted[start:end]) + np.abs(shift))),
+        )
+        sums, error = suffix_sums(terms)
+        sum_error = max(sum_error, error)
+        with np.errstate(divide="ignore"):
+            local = np.log(sums[:-1]) - reference
+        log_tail_q[start:end] = np.logaddexp(local, after)
+        after = float(log_tail_q[start])
+    finite = log_tail_q[np.isfinite(log_tail_q)]
+    largest = float(np.max(np.abs(finite))) if finite.size else 0.0
+    pieces = starts.size
+    error = (
+        sum_error + (exponent_error + 3.0) * u + pieces * (largest + 8.0) * u + LOG_ROUNDING
+    ) * (1.0 + 1e-6)
+    underflow = n * math.ldexp(1.0, -1074) * math.exp(_PLAIN_Q_LOSSES)
+    return log_tail_q, error, underflow
