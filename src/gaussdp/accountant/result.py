@@ -204,6 +204,15 @@ class Accounting:
                 "allowances, which a finer grid does not reduce (what remains after the "
                 "tilted compositions that make them relative, where memory allowed them)"
             )
+        elif lower[worst] <= 0.0:
+            why = (
+                "the lower bound found no atom of the binned distributions above epsilon = 0 "
+                "at this delta (their Q-masses underflow at losses beyond ~700 nats, where "
+                "the upper bound still holds)"
+                if upper[worst] > 700.0
+                else "the lower bound found no atom of the binned distributions above "
+                "epsilon = 0 at this delta"
+            )
         elif self._guarantee.finer_grids_refused():
             why = (
                 "the grid's error law was optimistic here, and memory did not allow the "

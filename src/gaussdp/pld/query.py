@@ -368,8 +368,9 @@ def _true_losses_from_zero(pld: GridPLD) -> GridPLD:
     leading ones cut off. Atoms Q cannot produce (R = 0: infinite loss) stay.
     """
     p, tilted = pld.p_masses, pld.tilted_q_masses
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         # log(P/Q) = log P − log R + l, with R = Q·e^l; below −h ⟺ P < R·e^{−h − l}
+        # (e^{−h − l} = ∞ at l below −709: such atoms are below −h)
         below = p < tilted * np.exp(-pld.spacing - pld.losses)
     kept = np.flatnonzero(~below & (p > 0))
     if kept.size == 0 or not np.any(below):

@@ -178,7 +178,8 @@ def _largest_mus(groups: list[_Tests], deltas: list[float]) -> list[float]:
                 best[number] = max(best[number], float(np.max(mus)))
 
     def reach() -> np.ndarray:
-        return np.where(np.isfinite(best), best - 1e-9 * (1.0 + np.abs(best)), best)
+        with np.errstate(invalid="ignore"):  # ∞ − ∞ where best is infinite: not selected
+            return np.where(np.isfinite(best), best - 1e-9 * (1.0 + np.abs(best)), best)
 
     # kept[g][i]: the blocks of group g still open for δ_i, at the current level
     kept = [[np.arange(group.levels[0][0].size) for _ in deltas] for group in groups]
