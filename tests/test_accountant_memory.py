@@ -212,3 +212,18 @@ def test_a_bare_out_of_memory_error_in_the_cli_is_one_line_with_a_hint(monkeypat
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("gaussdp: error: out of memory: ")
     assert "coarser accuracy" in err
+
+
+@pytest.mark.parametrize("sigma", [1e-3, 1e-100, 1e-300, 1e-320])
+def test_a_noise_too_small_for_any_grid_is_one_clear_error(sigma):
+    """σ = 1e-320 made a grid of NaN (account() failed: "cannot convert float NaN to
+    integer"), 1e-300 overflowed; both, and losses wider than a grid can hold, are one
+    line naming the leaf."""
+    with pytest.raises(InvalidParameterError, match=r"PoissonSubsampled.*noise is far too small"):
+        g.account(g.DPSGD(sigma, 0.0043, 100))
+
+
+def test_a_grid_at_its_coarsest_does_not_ask_for_a_coarser_accuracy():
+    # three Laplace(1e-5) steps span 6e5 nats: 2e9 points even at a spacing of 1e-4
+    with pytest.raises(InvalidParameterError, match="at its coarsest spacing"):
+        g.account(g.Repeated(g.Laplace(1e-5), 3)).epsilon_bounds(1e-5)

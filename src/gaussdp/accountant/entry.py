@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from gaussdp import gdp
 from gaussdp import mechanisms as m
-from gaussdp._validation import check_real
+from gaussdp._validation import InvalidParameterError, check_real
 from gaussdp.accountant import grids
 from gaussdp.accountant.grids import DEFAULT_ACCURACY
 from gaussdp.accountant.guarantees import (
@@ -47,6 +47,37 @@ def dominating_losses(
     one use of a leaf computed between two pairs (random allocation) may add.
     """
     return pair_losses(leaf, neighbouring, tradeoff_of=_tradeoff_of, loss_accuracy=loss_accuracy)
+
+
+#: The widest privacy loss (in nats, between the ends a grid would cover) accounted on a
+#: grid: a grid of spacing 1e-4 across it would need 1e10 points. Wider losses come from
+#: a noise scale so small that the mechanism protects next to nothing.
+_WIDEST_LOSS = 1e6
+
+
+def _checked_losses(leaf: m.Mechanism, neighbouring: m.Neighbouring, loss_accuracy: float):
+    """:func:`dominating_losses`, refusing a loss too wide (or not finite) for any grid.
+
+    A noise multiplier of 1e-100 makes losses of 1e200 nats: their grid was NaN
+    (and account() failed with "cannot convert float NaN to integer"), or the
+    computation overflowed. One line names the leaf instead.
+    """
+    try:
+        pair = dominating_losses(leaf, neighbouring, loss_accuracy)
+        ends = [end for loss in pair for end in loss.support(grids.ESTIMATE_TAIL)]
+    except (OverflowError, FloatingPointError) as error:
+        raise InvalidParameterError(
+            f"{leaf}: its privacy loss overflows ({error}); its noise is far too small "
+            "to account (it protects next to nothing)"
+        ) from None
+    width = max(ends) - min(ends)
+    if not math.isfinite(width) or width > _WIDEST_LOSS:
+        raise InvalidParameterError(
+            f"{leaf}: its privacy loss spans {width:.3g} nats, more than the {_WIDEST_LOSS:g} "
+            "a grid can hold; its noise is far too small to account (it protects next to "
+            "nothing)"
+        )
+    return pair
 
 
 def _tradeoff_of(mechanism: m.Mechanism, neighbouring: m.Neighbouring):
@@ -196,7 +227,7 @@ def account(
         )
     leaves = _merge_gaussians(leaves)
     losses = {
-        leaf: dominating_losses(leaf, neighbouring, accuracy / count)
+        leaf: _checked_losses(leaf, neighbouring, accuracy / count)
         for leaf, count in leaves.items()
     }
     law = None if grid_spacing else grids.error_law(losses, leaves)

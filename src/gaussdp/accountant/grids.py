@@ -35,6 +35,8 @@ MAXIMUM_GRID_SPACING = 1e-4
 #: (:func:`gaussdp.pld.composition.tilted_discretisation_tail`,
 #: :func:`gaussdp.pld.lower_tail.lower_tail_discretisation_tail`).
 _DISCRETISATION_TAIL = 1e-30
+#: The same, under its public name (the entry point checks a loss's width at it).
+ESTIMATE_TAIL = _DISCRETISATION_TAIL
 #: Mass beyond the per-mechanism grid on each side, for compositions computed plain:
 #: T mechanisms then move at most T times this, a thousandth of the rounding allowance
 #: u·4T that every δ of a plain composition carries anyway (as the window, see
@@ -310,9 +312,14 @@ def _check_memory(
             f"{MEMORY_FRACTION:.0%} of the {memory / 1e9:.1f} GB available; the smallest "
             f"reachable delta_floor is {reachable:.2g} (a delta_tail of {100 * reachable:.2g})"
         )
+    remedy = (
+        f"use a coarser accuracy (grid spacing now {spacing:.3g})"
+        if spacing < MAXIMUM_GRID_SPACING
+        else f"the grid is at its coarsest spacing ({MAXIMUM_GRID_SPACING:g}) already: the "
+        "privacy loss spans more nats than this machine can hold"
+    )
     raise InvalidParameterError(
         f"this accuracy needs a grid of {about}{length:,} points (about "
         f"{needed / 1e9:.1f} GB), more than {MEMORY_FRACTION:.0%} of the "
-        f"{memory / 1e9:.1f} GB available; use a coarser accuracy (grid spacing now "
-        f"{spacing:.3g})"
+        f"{memory / 1e9:.1f} GB available; {remedy}"
     )
