@@ -17,7 +17,15 @@ from hypothesis import strategies as st
 
 from gaussdp import account, gdp
 from gaussdp import mechanisms as m
-from gaussdp.pld.guarantees import expand_group, rdp_tradeoff, simplify_leaves, zcdp_tradeoff
+from gaussdp.pld import compose_many, discretise, profile_of
+from gaussdp.pld.dominating_pairs import dominating_losses
+from gaussdp.pld.guarantees import (
+    ComposedZCDP,
+    expand_group,
+    rdp_tradeoff,
+    simplify_leaves,
+    zcdp_tradeoff,
+)
 from tests import references
 
 
@@ -75,11 +83,28 @@ def test_zcdp_published_randomized_response_example():
 
 
 def test_zcdp_composes_by_adding_rho():
-    assert simplify_leaves({m.ZCDP(0.01): 30, m.ZCDP(0.2): 1}, m.Neighbouring.ADD_REMOVE) == {
-        m.ZCDP(0.5): 1
-    }
+    (merged,) = simplify_leaves({m.ZCDP(0.01): 30, m.ZCDP(0.2): 1}, m.Neighbouring.ADD_REMOVE)
+    assert isinstance(merged, ComposedZCDP) and merged.rho == pytest.approx(0.5, rel=1e-12)
     repeated = account(m.Repeated(m.ZCDP(0.01), 50)).epsilon(1e-5)
     assert repeated == pytest.approx(account(m.ZCDP(0.5)).epsilon(1e-5), rel=1e-9)
+
+
+def test_composed_zcdp_lower_bounds_stay_below_the_composed_parts():
+    """13 × ZCDP(0.181): the Σρ class bounds the composition from above, but its curve is
+    no lower bound (its δ(0) is 0.874, and composing the parts' own curves, which bounds
+    every composition of them, gives 0.818: the lower bound read 0.881). From below:
+    the Gaussian of μ = √(2Σρ), a composition of members; said in a caveat."""
+    rho, steps = 0.18108077593208086, 13
+    accounting = account(m.Repeated(m.ZCDP(rho), steps))
+    (remove, _) = dominating_losses(m.ZCDP(rho), m.Neighbouring.ADD_REMOVE)
+    part = discretise(remove, 1e-3, "pessimistic", 1e-30)
+    composed_parts = profile_of(compose_many([(part, steps)]))
+    epsilons = np.array([0.0, 0.5, 1.0, 2.0])
+    lower, _ = accounting.delta_bounds(epsilons)
+    assert np.all(lower <= composed_parts.delta(epsilons))
+    gaussian = gdp.delta(math.sqrt(2 * rho * steps), epsilons)
+    np.testing.assert_allclose(lower, gaussian, rtol=1e-3)
+    assert any("composed zCDP" in caveat for caveat in accounting.caveats)
 
 
 def test_renyi_dp_of_a_gaussian():

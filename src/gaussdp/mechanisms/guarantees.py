@@ -81,8 +81,11 @@ class ZCDP(Mechanism):
     conversion), and every point on it is attained by a pair in the class.
     The accountant computes it on a finite set of orders and by tangent
     lines, both of which place the computed curve below the exact one
-    (pessimistic). Compositions of ZCDP mechanisms add their ρ (exact for the
-    class) before the conversion. Group privacy of k records: k²ρ.
+    (pessimistic). Compositions of ZCDP mechanisms add their ρ before the
+    conversion: the Σρ class bounds them from above; from below, the Gaussian
+    of μ = √(2Σρ) (a composition of members), with a caveat saying so (the Σρ
+    class holds mechanisms that are no such composition). Group privacy of k
+    records: k²ρ.
 
     Parameters
     ----------
@@ -116,7 +119,9 @@ class RenyiDP(Mechanism):
     conversion (see :class:`ZCDP`): f(x) = max_i max(f_{α_i}(x), f_{α_i}⁻¹(x)),
     the exact trade-off curve of the class (every point attained), computed
     below the exact one. Compositions of RenyiDP (and ZCDP) mechanisms add
-    their ε(α) on the common orders before the conversion.
+    their ε(α) on the common orders before the conversion; their lower bound
+    is then the Gaussian whose μ² sums each part's largest Gaussian member
+    (see :class:`ZCDP`).
 
     Parameters
     ----------
