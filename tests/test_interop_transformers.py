@@ -107,6 +107,23 @@ def test_composed_zcdp_lower_bounds_stay_below_the_composed_parts():
     assert any("composed zCDP" in caveat for caveat in accounting.caveats)
 
 
+def test_a_group_of_a_zcdp_guarantee_is_bounded_from_below_by_the_gaussian_members_group():
+    """Group(ZCDP(ρ), 4) is 16ρ-zCDP from above; the 16ρ class is no group of the ρ class
+    (its lower bound read δ(ε) 0.012 above its own upper bound at ε = 5, composed with
+    two Gaussians). From below: the Gaussian member's group, μ = 4·√(2ρ)."""
+    rho = 0.3769201749114908
+    mechanism = m.Group(m.Composition([m.Gaussian(1.85), m.Gaussian(3.29), m.ZCDP(rho)]), 4)
+    accounting = account(mechanism)
+    epsilons = np.linspace(0.0, 5.0, 11)
+    lower, upper = accounting.delta_bounds(epsilons)
+    mu = 4 * math.sqrt(1 / 1.85**2 + 1 / 3.29**2 + 2 * rho)
+    np.testing.assert_allclose(lower, gdp.delta(mu, epsilons), rtol=1e-3)
+    # (delta_bounds returns min(lower, upper): the lower profiles' own values are read)
+    guarantee = accounting._guarantee
+    raw_lower = np.max([profile.delta(epsilons) for profile in guarantee.lower], axis=0)
+    assert np.all(raw_lower <= upper)
+
+
 def test_renyi_dp_of_a_gaussian():
     sigma = 2.0
     orders = [1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
@@ -245,7 +262,8 @@ def test_group_of_gaussian_and_pure_dp_closed_forms():
     # Group(PureDP(ε), k) is kε-DP: δ(ε') = (e^{kε} − e^{ε'})/(1 + e^{kε}).
     result = account(m.Group(m.PureDP(0.5), 2))
     assert result.delta(0.3) == pytest.approx((math.e - math.exp(0.3)) / (1 + math.e), rel=1e-12)
-    assert expand_group(m.Group(m.Group(m.ZCDP(0.1), 2), 3)) == m.ZCDP(3.6)
+    grouped = expand_group(m.Group(m.Group(m.ZCDP(0.1), 2), 3))
+    assert isinstance(grouped, m.ZCDP) and grouped.rho == pytest.approx(3.6, rel=1e-12)
 
 
 def test_group_of_subsampled_mechanism_uses_theorem_2_14():

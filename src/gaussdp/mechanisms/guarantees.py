@@ -85,7 +85,8 @@ class ZCDP(Mechanism):
     conversion: the Σρ class bounds them from above; from below, the Gaussian
     of μ = √(2Σρ) (a composition of members), with a caveat saying so (the Σρ
     class holds mechanisms that are no such composition). Group privacy of k
-    records: k²ρ.
+    records: k²ρ from above, the Gaussian member's group (μ = k·√(2ρ)) from
+    below.
 
     Parameters
     ----------

@@ -422,7 +422,9 @@ def expand_group(group: m.Group) -> m.Mechanism:
     if isinstance(inner, (m.PureDP, m.RandomizedResponse)):
         return m.PureDP(k * inner.epsilon)
     if isinstance(inner, m.ZCDP):
-        return m.ZCDP(k * k * inner.rho)
+        # k²ρ-zCDP from above; the k²ρ class is no group of the ρ class: the lower bound is
+        # the Gaussian member's group, μ = k·√(2ρ) (ComposedZCDP)
+        return ComposedZCDP(k * k * inner.rho)
     return m.Group(inner, k)
 
 
@@ -448,6 +450,7 @@ def simplify_leaves(
     out: dict[m.Mechanism, int] = {}
     rho = 0.0
     parts = 0  # zCDP and Rényi-DP guarantees composed (with their counts)
+    composed = False  # a part already stands for several (or a group of) guarantees
     renyi: list[tuple[m.RenyiDP, int]] = []
 
     def add(leaf: m.Mechanism, count: int) -> None:
@@ -461,10 +464,12 @@ def simplify_leaves(
         elif isinstance(leaf, m.ZCDP):
             rho += count * leaf.rho
             parts += count
+            composed |= isinstance(leaf, ComposedZCDP)
         elif isinstance(leaf, m.RenyiDP):
             if any(e > 0 for e in leaf.epsilons):
                 renyi.append((leaf, count))
                 parts += count
+                composed |= isinstance(leaf, ComposedRenyiDP)
         else:
             add(leaf, count)
     if renyi:
@@ -477,22 +482,26 @@ def simplify_leaves(
             for leaf, count in renyi:
                 table = dict(zip(leaf.orders, leaf.epsilons, strict=True))
                 totals += count * np.array([table[a] for a in orders])
-            if parts == 1:
+            if parts == 1 and not composed:
                 add(m.RenyiDP(orders, totals.tolist()), 1)
                 return out
             # each part's largest Gaussian member: μ² = min over its orders of 2ε(α)/α
-            squared = 2.0 * rho + sum(
-                count * min(2.0 * e / a for a, e in zip(leaf.orders, leaf.epsilons, strict=True))
-                for leaf, count in renyi
-            )
+            squared = 2.0 * rho + sum(count * _member_mu(leaf) ** 2 for leaf, count in renyi)
             add(ComposedRenyiDP(orders, totals.tolist(), math.sqrt(squared)), 1)
             return out
         for leaf, count in renyi:
             add(leaf, count)
     if rho > 0:
         zcdp_parts = parts - sum(count for _, count in renyi)
-        add(ComposedZCDP(rho) if zcdp_parts > 1 else m.ZCDP(rho), 1)
+        add(ComposedZCDP(rho) if zcdp_parts > 1 or composed else m.ZCDP(rho), 1)
     return out
+
+
+def _member_mu(leaf: m.RenyiDP) -> float:
+    """μ of the largest Gaussian meeting a Rényi-DP guarantee: √(min over α of 2ε(α)/α)."""
+    if isinstance(leaf, ComposedRenyiDP):
+        return leaf.member_mu
+    return math.sqrt(min(2.0 * e / a for a, e in zip(leaf.orders, leaf.epsilons, strict=True)))
 
 
 # ---------------------------------------------------------------------------
