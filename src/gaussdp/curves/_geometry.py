@@ -176,6 +176,29 @@ def drop_points_above_chains(chains):
     return kept_chains
 
 
+def mirrored_half(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A decreasing chain made symmetric about the diagonal: its part with x < y, mirrored.
+
+    The vertices with x < y, the point where the chain crosses x = y, and the
+    first part's mirror image (y, x) in reverse order: a chain that swapping
+    the coordinates maps onto itself exactly.
+    """
+    above = np.flatnonzero(x >= y)
+    if above.size == 0:
+        return x, y
+    k = int(above[0])
+    if x[k] == y[k] or k == 0:
+        diagonal = float(x[k]) if x[k] == y[k] else float(min(x[k], y[k]))
+    else:
+        # the segment from (x₁, y₁), x₁ < y₁, to (x₂, y₂), x₂ ≥ y₂, meets x = y at t
+        x1, y1, x2, y2 = float(x[k - 1]), float(y[k - 1]), float(x[k]), float(y[k])
+        t = (y1 - x1) / ((y1 - x1) + (x2 - y2))
+        diagonal = x1 + t * (x2 - x1)
+    hx = np.concatenate([x[:k], [diagonal], y[:k][::-1]])
+    hy = np.concatenate([y[:k], [diagonal], x[:k][::-1]])
+    return hx, hy
+
+
 def upper_envelope(intercepts, slopes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The maximum of the lines y = a_k + b_k·x on [0, 1], as breakpoints.
 

@@ -573,6 +573,11 @@ class PiecewiseLinear(TradeOff):
     def symmetrize(self) -> PiecewiseLinear:
         inverse = self.inverse()
         x, y = _geometry.pointwise_max(self.alphas, self.betas, inverse.alphas, inverse.betas)
+        # max(f, f⁻¹) is its own inverse; computed, its halves on either side of the
+        # diagonal may differ by rounding, which a near-vertical segment turns into 1e-9 of
+        # β (from_points([1e-8, 0.875], [0.499999995, 0]): 1.2e-9, and subsample refused
+        # it). The half above the diagonal and its mirror image are kept.
+        x, y = _geometry.mirrored_half(x, y)
         # Snapped as every curve is (coordinates below 1e-300 to 0) so that the result is
         # its own inverse: a vertex at α below 1e-300 would otherwise be one only at β.
         return PiecewiseLinear._from_vertices(x, y)
