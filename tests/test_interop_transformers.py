@@ -104,7 +104,24 @@ def test_composed_zcdp_lower_bounds_stay_below_the_composed_parts():
     assert np.all(lower <= composed_parts.delta(epsilons))
     gaussian = gdp.delta(math.sqrt(2 * rho * steps), epsilons)
     np.testing.assert_allclose(lower, gaussian, rtol=1e-3)
-    assert any("composed zCDP" in caveat for caveat in accounting.caveats)
+    assert any("zCDP or Renyi-DP guarantees composed" in c for c in accounting.caveats)
+
+
+def test_a_zcdp_guarantee_composed_with_a_gaussian_is_bounded_below_by_a_member():
+    """A class's curve bounds it from below alone (each point is attained by some member),
+    not composed: ZCDP(ρ) with a Gaussian is bounded below by the Gaussian member, GDP of
+    μ² = 2ρ + 1/σ² (closed form), and above by the class curve composed with it."""
+    rho, sigma = 0.18108077593208086, 2.0
+    accounting = account(m.Composition([m.ZCDP(rho), m.Gaussian(sigma)]))
+    epsilons = np.array([0.0, 1.0, 2.0, 3.0])
+    lower, upper = accounting.delta_bounds(epsilons)
+    member = gdp.delta(math.sqrt(2 * rho + 1 / sigma**2), epsilons)
+    np.testing.assert_allclose(lower, member, rtol=1e-3)
+    assert np.all(member <= upper)
+    alone = account(m.ZCDP(rho))
+    assert not alone.caveats and alone.epsilon_bounds(1e-5)[0] > gdp.epsilon(
+        math.sqrt(2 * rho), 1e-5
+    )
 
 
 def test_a_group_of_a_zcdp_guarantee_is_bounded_from_below_by_the_gaussian_members_group():

@@ -84,7 +84,9 @@ class ZCDP(Mechanism):
     (pessimistic). Compositions of ZCDP mechanisms add their ρ before the
     conversion: the Σρ class bounds them from above; from below, the Gaussian
     of μ = √(2Σρ) (a composition of members), with a caveat saying so (the Σρ
-    class holds mechanisms that are no such composition). Group privacy of k
+    class holds mechanisms that are no such composition). The same lower bound
+    holds wherever a ZCDP leaf is composed with other mechanisms: the class's
+    curve bounds it from below only alone. Group privacy of k
     records: k²ρ from above, the Gaussian member's group (μ = k·√(2ρ)) from
     below.
 

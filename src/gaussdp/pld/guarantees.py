@@ -114,15 +114,17 @@ PARALLEL_CAVEAT = (
 
 #: What the bounds of several zCDP or Rényi-DP guarantees composed are.
 COMPOSED_CLASS_CAVEAT = (
-    "composed zCDP or Renyi-DP guarantees are bounded from above by the class of their "
-    "summed Renyi bounds (every mechanism that meets them), and from below by Gaussian "
-    "mechanisms that meet each of them: the composed classes lie between the two"
+    "zCDP or Renyi-DP guarantees composed (with each other or with other mechanisms) are "
+    "bounded from above by their classes' curves (of the summed Renyi bounds where they "
+    "add up), and from below by Gaussian mechanisms that meet each of them: the worst "
+    "members of the classes, composed, lie between the two"
 )
 
 
 @dataclass(frozen=True)
 class ComposedZCDP(m.ZCDP):
-    """ZCDP(Σρ) standing for several zCDP guarantees composed (:func:`simplify_leaves`).
+    """ZCDP(Σρ) standing for zCDP guarantees composed, with each other or with other
+    mechanisms, or a group of one (:func:`simplify_leaves`, :func:`expand_group`).
 
     Its upper bound is the Σρ-zCDP class's curve, which every composition of
     the parts meets; not its lower bound: that class holds mechanisms no
@@ -472,6 +474,10 @@ def simplify_leaves(
                 composed |= isinstance(leaf, ComposedRenyiDP)
         else:
             add(leaf, count)
+    # A class's own curve bounds it from below only alone (each of its points is attained
+    # by some member, not all by one): composed with anything, or summed, the lower bound
+    # is Gaussian members (ComposedZCDP, ComposedRenyiDP).
+    alone = parts == 1 and not composed and not out
     if renyi:
         common = set(renyi[0][0].orders)
         for leaf, _ in renyi[1:]:
@@ -482,18 +488,18 @@ def simplify_leaves(
             for leaf, count in renyi:
                 table = dict(zip(leaf.orders, leaf.epsilons, strict=True))
                 totals += count * np.array([table[a] for a in orders])
-            if parts == 1 and not composed:
+            if alone:
                 add(m.RenyiDP(orders, totals.tolist()), 1)
                 return out
             # each part's largest Gaussian member: μ² = min over its orders of 2ε(α)/α
             squared = 2.0 * rho + sum(count * _member_mu(leaf) ** 2 for leaf, count in renyi)
             add(ComposedRenyiDP(orders, totals.tolist(), math.sqrt(squared)), 1)
             return out
-        for leaf, count in renyi:
-            add(leaf, count)
+        for leaf, count in renyi:  # no order in common: each composed on its own
+            summed = [count * e for e in leaf.epsilons]
+            add(ComposedRenyiDP(leaf.orders, summed, math.sqrt(count) * _member_mu(leaf)), 1)
     if rho > 0:
-        zcdp_parts = parts - sum(count for _, count in renyi)
-        add(ComposedZCDP(rho) if zcdp_parts > 1 or composed else m.ZCDP(rho), 1)
+        add(m.ZCDP(rho) if alone else ComposedZCDP(rho), 1)
     return out
 
 
