@@ -707,7 +707,10 @@ def _targets(cells: dict) -> dict[str, tuple[float | None, bool | None]]:
     memory = None if None in memory else max(memory)
     tighter = None
     if _value(bounds) is not None and _value(fine) is not None:
-        tighter = _value(bounds) / _value(fine)
+        if _value(fine) > 0.0:
+            tighter = _value(bounds) / _value(fine)
+        else:  # dp_accounting's ε is 0 (below its grid): only ε = 0 is as tight
+            tighter = 1.0 if _value(bounds) <= 0.0 else math.inf
     return {
         "bounds": verdict(ratio(bounds, "seconds"), TARGETS["bounds"]),
         "tighter": verdict(tighter, 1.0),
