@@ -32,10 +32,15 @@ rounds interleaved A B C D, D C B A, A B C D, ...:
 - ``report``: ``gaussdp.account(gaussdp.DPSGD(σ, q, T)).gdp(deltas=...)``, the full
   μ-GDP report at δ = 1e-5, 1e-6, 1e-9 and the run's δ;
 
-and once per run (not in the rounds) ``pld_optimistic``: dp_accounting's
-optimistic PLD at interval 1e-5 (``from_gaussian_mechanism(σ, sampling_prob=q,
-pessimistic_estimate=False, use_connect_dots=False).self_compose(T)``), a lower
-bound on ε that gaussdp's upper bound must not go below.
+and once per run (not in the rounds, untimed in the ratios) ``pld_optimistic``:
+dp_accounting's optimistic PLD at interval 1e-5 (``from_gaussian_mechanism(σ,
+sampling_prob=q, pessimistic_estimate=False, use_connect_dots=False).self_compose(T)``),
+a lower bound on ε that gaussdp's upper bound must not go below; and ``exact``:
+ε itself, by Laplace inversion of the composed privacy loss's exact moment
+generating function (``tests/contour_reference.py``: no grid, no FFT; checked
+against the Gaussian closed form at 50 digits), which gaussdp's certified
+interval must hold. Where dp_accounting's pessimistic ε lies below it, that ε
+is not an upper bound on the run, and the page says so.
 
 Timing: inside the child, the imports come first (``import gaussdp`` or
 ``import dp_accounting, dp_accounting.pld``; timed and reported separately), then
@@ -109,6 +114,7 @@ CELLS = {
     "report": "gaussdp gdp() report",
     "pld_optimistic": "dp_accounting optimistic PLD, grid 1e-5 (lower bound, once)",
     "fine_reference": "gaussdp epsilon_bounds at --fine-reference accuracy (once)",
+    "exact": "exact ε by Laplace inversion of the MGF (once, untimed)",
 }
 ROUND_CELLS = ["pld_fine", "pld_default", "bounds", "report"]
 
@@ -330,6 +336,31 @@ def _pld_optimistic(sigma, q, steps, delta, accuracy=None):
     return {"epsilon": float(pld.get_epsilon_for_delta(delta))}
 
 
+def _exact(sigma, q, steps, delta, accuracy=None):
+    """ε at δ by Laplace inversion (tests/contour_reference.py), from the Gaussian limit.
+
+    Newton's method starts at the ε of μ = √(T·q²·(e^{1/σ²} − 1)) (the CLT's μ, no part of
+    gaussdp), and converges to the root of the exact δ(ε) = δ.
+    """
+    import math
+
+    from scipy import optimize, stats
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests import contour_reference
+
+    mu = math.sqrt(steps * q * q * math.expm1(1.0 / (sigma * sigma)))
+
+    def excess(e):  # δ_μ(ε) − δ, in logs
+        value = stats.norm.cdf(-e / mu + mu / 2) - math.exp(e) * stats.norm.cdf(-e / mu - mu / 2)
+        return math.log(max(value, 1e-300)) - math.log(delta)
+
+    guess = 1.0
+    if 0.0 < mu < 30.0 and excess(1e-12) > 0.0:
+        guess = optimize.brentq(excess, 1e-12, 50.0 * (1.0 + mu * mu))
+    return {"epsilon": float(contour_reference.epsilon(sigma, q, steps, delta, guess=guess))}
+
+
 def _bounds(sigma, q, steps, delta, accuracy=None):
     import warnings
 
@@ -376,6 +407,7 @@ WORK = {
     "report": _report,
     "sweep": _bounds,
     "fine_reference": _bounds,
+    "exact": _exact,
 }
 IMPORTS = {
     "pld_fine": ["dp_accounting", "dp_accounting.pld"],
@@ -385,6 +417,7 @@ IMPORTS = {
     "report": ["gaussdp"],
     "sweep": ["gaussdp"],
     "fine_reference": ["gaussdp"],
+    "exact": ["scipy.optimize"],
 }
 
 
@@ -508,6 +541,8 @@ def measure_run(run: Run, args) -> dict:
         schedule.append((0, "pld_optimistic"))
     if args.fine_reference and "fine_reference" in wanted:
         schedule.append((0, "fine_reference"))
+    if not args.no_exact and "exact" in wanted:
+        schedule.append((0, "exact"))
     schedule += _interleaved([c for c in ROUND_CELLS if c in wanted], args.rounds)
     for index, cell in schedule:
         if cell in skip:
@@ -640,11 +675,26 @@ def _external(run: dict | None):
     return EXTERNAL_REFERENCES.get(key)
 
 
+#: The exact ε's relative uncertainty (Newton's tolerance and the quadratures'), allowed
+#: for when a certified interval or dp_accounting's ε is checked against it.
+EXACT_TOLERANCE = 1e-8
+
+
+def _below_exact(cells: dict, name: str) -> bool:
+    """Whether dp_accounting's ε (``name``: pld_fine or pld_default) is below the exact ε."""
+    exact, value = _value(cells.get("exact")), _value(cells.get(name))
+    if exact is None or value is None:
+        return False
+    return value < exact * (1.0 - EXACT_TOLERANCE)
+
+
 def _below_external(row: dict, run: dict) -> str:
-    """`` (below PRV's lower bound)``: dp_accounting's ε at 1e-5 is not an upper bound here.
+    """`` (below the exact ε)``: dp_accounting's ε at 1e-5 is not an upper bound here.
 
     No certified upper bound can then be at least as tight; the target stays counted missed.
     """
+    if _below_exact(row["cells"], "pld_fine"):
+        return " (dp_accounting's ε is below the exact ε)"
     external, fine = _external(run), _value(row["cells"].get("pld_fine"))
     if external is None or fine is None or fine >= external[1]:
         return ""
@@ -675,13 +725,22 @@ def _checks(cells: dict, run: dict | None = None) -> list[str]:
     if _ok(reference):
         low, high = _value(reference, "lower"), _value(reference)
         problems += _misses(cells, low, high, "the fine reference's certified bracket")
+    exact = _value(cells.get("exact"))
+    if exact is not None:
+        low, high = exact * (1.0 - EXACT_TOLERANCE), exact * (1.0 + EXACT_TOLERANCE)
+        problems += _misses(cells, low, high, "the exact ε")
     fine, default = _value(cells.get("pld_fine")), _value(cells.get("pld_default"))
     optimistic = _value(cells.get("pld_optimistic"))
     for cell in ("bounds", "report"):
         lower, upper = _value(cells.get(cell), "lower"), _value(cells.get(cell))
-        for name, ceiling in (("dp_accounting 1e-5", fine), ("dp_accounting default", default)):
+        for key, name, ceiling in (
+            ("pld_fine", "dp_accounting 1e-5", fine),
+            ("pld_default", "dp_accounting default", default),
+        ):
             if external is not None and ceiling is not None and ceiling < external[1]:
                 continue  # below the external lower bound: dp_accounting's violation, not ours
+            if _below_exact(cells, key):
+                continue  # below the exact ε: not an upper bound, so no check of ours
             if lower is not None and ceiling is not None and lower > ceiling:
                 problems.append(f"{cell}: lower bound {lower:.8g} > {name} ε {ceiling:.8g}")
         if upper is not None and optimistic is not None and upper < optimistic:
@@ -807,7 +866,11 @@ def write_markdown(payload: dict, path: Path) -> None:
         "δ))`, the full μ-GDP report;",
         "- once per run, untimed in the ratios: dp_accounting's optimistic PLD at interval 1e-5 "
         "(`from_gaussian_mechanism(σ, sampling_prob=q, pessimistic_estimate=False, "
-        "use_connect_dots=False).self_compose(T)`), a lower bound on ε.",
+        "use_connect_dots=False).self_compose(T)`), a lower bound on ε; and the exact ε, by "
+        "Laplace inversion of the composed privacy loss's exact moment generating function "
+        "(`tests/contour_reference.py`: Newton's method on log δ(ε), each δ a Bromwich integral "
+        "through the saddle point; no grid, no FFT; checked against the Gaussian closed form "
+        "at 50 digits), which every certified interval must hold.",
         "",
         "Times are the work inside the child after its imports (`import gaussdp` or "
         "`import dp_accounting, dp_accounting.pld`, timed separately), once per process, "
@@ -855,12 +918,15 @@ def write_markdown(payload: dict, path: Path) -> None:
         "[lower, upper] and relative gap (upper − lower)/upper from `epsilon_bounds`; the "
         "report's bounds at δ and its μ (at its δ_tail); dp_accounting's optimistic ε (a lower "
         "bound; at a grid of 1e-5 its downward rounding adds up over T steps, so it is 0 on "
-        "long runs); with `--fine-reference a`, gaussdp's own certified bracket at accuracy a "
-        "(a self-consistency check, not an independent one).",
+        "long runs); the exact ε by Laplace inversion of the exact moment generating "
+        "function (no grid, no FFT; † marks a dp_accounting ε below it, which is then no upper "
+        "bound on the run); with `--fine-reference a`, gaussdp's own certified bracket at "
+        "accuracy a (a self-consistency check, not an independent one).",
         "",
         "| run | dp_acc 1e-5 | dp_acc default | gaussdp [lower, upper] | gap | report [lower, "
-        "upper] | report μ (δ_tail) | dp_acc optimistic 1e-5 | gaussdp fine reference |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "upper] | report μ (δ_tail) | dp_acc optimistic 1e-5 | exact ε | gaussdp fine "
+        "reference |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     notes = []
     for run in measured:
@@ -885,9 +951,11 @@ def write_markdown(payload: dict, path: Path) -> None:
             + " | ".join(
                 [
                     _num(_value(cells.get("pld_fine")), ".7g")
+                    + ("†" if _below_exact(cells, "pld_fine") else "")
                     if _ok(cells.get("pld_fine"))
                     else _cell_time(cells.get("pld_fine")),
                     _num(_value(cells.get("pld_default")), ".7g")
+                    + ("†" if _below_exact(cells, "pld_default") else "")
                     if _ok(cells.get("pld_default"))
                     else _cell_time(cells.get("pld_default")),
                     interval,
@@ -897,6 +965,9 @@ def write_markdown(payload: dict, path: Path) -> None:
                     _num(_value(cells.get("pld_optimistic")), ".7g")
                     if _ok(cells.get("pld_optimistic"))
                     else _cell_time(cells.get("pld_optimistic")),
+                    _num(_value(cells.get("exact")), ".10g")
+                    if _ok(cells.get("exact"))
+                    else _cell_time(cells.get("exact")),
                     _reference(cells.get("fine_reference"), settings),
                 ]
             )
@@ -1064,6 +1135,27 @@ def write_markdown(payload: dict, path: Path) -> None:
             f"Run {run['index']} is also checked against {name}'s bracket "
             f"[{low:.8g}, {high:.8g}] ({how}).{below}",
         ]
+    below_exact = [
+        f"{run['index']} ({which})"
+        for run in measured
+        for which, key in (("1e-5", "pld_fine"), ("default", "pld_default"))
+        if _below_exact(results[f"run{run['index']}"]["cells"], key)
+    ]
+    exact_runs = sum(_ok(results[f"run{run['index']}"]["cells"].get("exact")) for run in measured)
+    if exact_runs:
+        lines += [
+            "",
+            f"The exact ε was computed on {exact_runs} of the {len(measured)} runs measured; "
+            "every gaussdp interval (bounds and report) holds it"
+            + (" except where listed above." if violations else ".")
+            + (
+                " dp_accounting's pessimistic ε lies below it, so is no upper bound, on run(s) "
+                + ", ".join(below_exact)
+                + "; gaussdp's lower bound is not checked against those."
+                if below_exact
+                else ""
+            ),
+        ]
 
     if sweeps:
         lines += [
@@ -1158,6 +1250,9 @@ def main(argv: list[str] | None = None) -> int:
         help="accuracies of the sweep",
     )
     parser.add_argument("--no-reference", action="store_true", help="skip the optimistic PLD")
+    parser.add_argument(
+        "--no-exact", action="store_true", help="skip the exact ε (Laplace inversion)"
+    )
     parser.add_argument(
         "--fine-reference",
         type=float,
@@ -1255,7 +1350,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args.sweep_only:
         for run in chosen:
             sys.stderr.write(f"{run.label}\n")
-            payload["results"][run.key] = measure_run(run, args)
+            measured = measure_run(run, args)
+            earlier = payload["results"].get(run.key)
+            if args.cells and earlier is not None:  # only these cells again: keep the others
+                earlier["cells"].update(measured["cells"])
+                measured = earlier
+            payload["results"][run.key] = measured
             save()  # partial results stay on disk
     if args.accuracy_sweep or args.sweep_only:
         for index in sweep_runs:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize
+from scipy import optimize, special
 
 
 def _complex_expm1(w: np.ndarray) -> np.ndarray:
@@ -39,40 +39,77 @@ def _complex_expm1(w: np.ndarray) -> np.ndarray:
     return real + 1j * np.exp(re) * np.sin(im)
 
 
-#: The nodes reach this many σ beyond the Gaussian factor's peak: e^{−12²/2} = 5e-32, far
-#: below what T·log M needs (M − 1 to ~1e-22).
-_REACH = 12.0
+#: The nodes reach this many σ beyond the Gaussian factor's peak: e^{−10²/2} = 2e-22, below
+#: what T·log M needs over 10⁶ steps (M − 1 to ~1e-18).
+_REACH = 10.0
 
 
-def _nodes(sigma: float, exponent_scale: float, frequency: float):
-    """Trapezoid nodes and weights in y for E over N(0, σ²) of e^{k·a(y)}, Re k ≤ exponent_scale.
-
-    The integrand's Gaussian factor times e^{k·y/σ²} peaks at y = Re k, so the
-    nodes cover [−12σ + min(Re k, 0), max(Re k, 0) + 12σ]; it turns at up to
-    ``frequency``/σ² radians per unit of y (|Im k| ≤ frequency), so the spacing
-    keeps a quarter radian per node: the trapezoid does not alias.
-    """
-    step = min(sigma, sigma * sigma) / 24.0
-    if frequency > 0.0:
-        step = min(step, 0.25 * sigma * sigma / frequency)
-    low = -_REACH * sigma + min(exponent_scale, 0.0)
-    high = _REACH * sigma + max(exponent_scale, 0.0)
-    y = np.arange(low, high + step, step)
-    weights = np.exp(-0.5 * (y / sigma) ** 2) * step / (sigma * math.sqrt(2.0 * math.pi))
-    return y, weights
-
-
-def log_mgf(sigma: float, q: float, s: np.ndarray, direction: str) -> np.ndarray:
-    """log M(s) of one step (complex s with Re s > 0), ``direction`` "remove" or "add"."""
-    s = np.atleast_1d(np.asarray(s, dtype=complex))
-    scale = float(np.max(1.0 + s.real)) if direction == "remove" else 0.0
-    y, weights = _nodes(sigma, scale, float(np.max(np.abs(s.imag))))
+def _loss(sigma: float, q: float, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """a(y) = log(1 − q + q·eˣ) and q(eˣ − 1), x = (2y − 1)/(2σ²)."""
     x = (2.0 * y - 1.0) / (2.0 * sigma * sigma)
     excess = q * np.expm1(x)  # q(eˣ − 1), mean 0 under N(0, σ²)
     if q <= 0.5:
-        a = np.log1p(excess)
-    else:  # log(1 − q + q·eˣ) as a sum in log space (exact at q = 1: a = x)
-        a = np.logaddexp(math.log1p(-q) if q < 1.0 else -math.inf, math.log(q) + x)
+        return np.log1p(excess), excess
+    # log(1 − q + q·eˣ) as a sum in log space (exact at q = 1: a = x)
+    return np.logaddexp(math.log1p(-q) if q < 1.0 else -math.inf, math.log(q) + x), excess
+
+
+def _loss_slope(sigma: float, q: float, y: np.ndarray) -> np.ndarray:
+    """a'(y) = q·eˣ/((1 − q + q·eˣ)·σ²) ∈ [0, 1/σ²]."""
+    x = (2.0 * y - 1.0) / (2.0 * sigma * sigma)
+    if q >= 1.0:
+        return np.full(np.shape(y), 1.0 / (sigma * sigma))
+    return special.expit(x + math.log(q) - math.log1p(-q)) / (sigma * sigma)
+
+
+def _nodes(sigma: float, q: float, exponent_scale: float, frequency: float, resolution: float):
+    """Trapezoid nodes and weights in y for E over N(0, σ²) of e^{k·a(y)}, Re k ≤ exponent_scale.
+
+    The integrand's Gaussian factor times e^{k·y/σ²} peaks at y = Re k, so the
+    nodes cover [−10σ + min(Re k, 0), max(Re k, 0) + 10σ]. Its phase Im k·a(y)
+    turns at up to ``frequency``·a'(y) radians per unit of y (|Im k| ≤
+    frequency), fast only where a'(y) ~ 1/σ² (the far tail, for small q). The
+    nodes are uniform in u = y/h + (frequency/θ)·a(y), an analytic, increasing
+    change of variables: at most h = min(σ, σ²)/8 apart in y and θ = 1/4 radian
+    apart in phase, so the trapezoid neither aliases nor spends nodes where the
+    phase hardly turns (y(u) solved by bisection; the weights carry dy/du).
+    """
+    step = min(sigma, sigma * sigma) / (8.0 * resolution)
+    low = -_REACH * sigma + min(exponent_scale, 0.0)
+    high = _REACH * sigma + max(exponent_scale, 0.0)
+    stretch = frequency * resolution / 0.25
+
+    def warped(y):
+        return y / step + stretch * _loss(sigma, q, y)[0]
+
+    u_low, u_high = float(warped(np.array(low))), float(warped(np.array(high)))
+    count = math.ceil(u_high - u_low) + 1
+    u = np.linspace(u_low, u_high, count)
+    du = (u_high - u_low) / (count - 1)
+    below, above = np.full(count, low), np.full(count, high)
+    for _ in range(64):  # bisection: warped is increasing
+        middle = 0.5 * (below + above)
+        under = warped(middle) < u
+        below = np.where(under, middle, below)
+        above = np.where(under, above, middle)
+    y = 0.5 * (below + above)
+    y[0], y[-1] = low, high
+    jacobian = du / (1.0 / step + stretch * _loss_slope(sigma, q, y))  # dy per node
+    weights = np.exp(-0.5 * (y / sigma) ** 2) * jacobian / (sigma * math.sqrt(2.0 * math.pi))
+    return y, weights
+
+
+def log_mgf(
+    sigma: float, q: float, s: np.ndarray, direction: str, resolution: float = 1.0
+) -> np.ndarray:
+    """log M(s) of one step (complex s with Re s > 0), ``direction`` "remove" or "add".
+
+    ``resolution`` r > 1 places r times as many nodes (a check of the quadrature).
+    """
+    s = np.atleast_1d(np.asarray(s, dtype=complex))
+    scale = float(np.max(1.0 + s.real)) if direction == "remove" else 0.0
+    y, weights = _nodes(sigma, q, scale, float(np.max(np.abs(s.imag))), resolution)
+    a, excess = _loss(sigma, q, y)
     factor = (1.0 + s) if direction == "remove" else -s
     with np.errstate(divide="ignore"):
         log_weights = np.log(weights)  # −inf where the Gaussian weight underflows
@@ -97,16 +134,18 @@ def log_mgf(sigma: float, q: float, s: np.ndarray, direction: str) -> np.ndarray
 
 
 def delta_and_slope(
-    sigma: float, q: float, steps: int, epsilon: float, direction: str
+    sigma: float, q: float, steps: int, epsilon: float, direction: str, resolution: float = 1.0
 ) -> tuple[float, float]:
     """δ(ε) of ``steps`` compositions in one direction and dδ/dε, by Laplace inversion.
 
     dδ/dε = −(1/π) ∫₀^∞ Re[M(s)ᵀ e^{−sε}/(s + 1)] dt: the same integrand times −s.
+    ``resolution`` r > 1 takes r times as many nodes in y and in t (a check of
+    both quadratures: the answer must not move).
     """
 
     def real_exponent(c):
         with np.errstate(all="ignore"):
-            value = steps * log_mgf(sigma, q, np.array([c]), direction)[0].real
+            value = steps * log_mgf(sigma, q, np.array([c]), direction, resolution)[0].real
         value = value - c * epsilon - math.log(c) - math.log1p(c)
         return value if math.isfinite(value) else math.inf
 
@@ -123,13 +162,17 @@ def delta_and_slope(
     h = 1e-3 * c
     curvature = (real_exponent(c + h) - 2.0 * peak + real_exponent(c - h)) / (h * h)
     width = 1.0 / math.sqrt(max(curvature, 1e-300))
-    step = width / 12.0
+    # The trapezoid in t aliases the integrand's transform (the tilted loss law, e^{c(l−ε)}
+    # times it) by 2π/step in loss, and the poles at s = 0 and −1 by e^{−2πc/step}: a step
+    # of c/8 keeps both below e^{−50}; width/6 resolves the peak itself.
+    step = min(width / 12.0, c / 8.0) / resolution
     total = slope = 0.0
     start, block = 0, 256
     while True:
         t = (start + np.arange(block)) * step
         s = c + 1j * t
-        exponent = steps * log_mgf(sigma, q, s, direction) - s * epsilon - np.log(s) - np.log1p(s)
+        exponent = steps * log_mgf(sigma, q, s, direction, resolution)
+        exponent += -s * epsilon - np.log(s) - np.log1p(s)
         terms = np.exp(exponent - peak)
         weights = np.ones(block)
         if start == 0:
@@ -144,9 +187,11 @@ def delta_and_slope(
     return scale * total, scale * slope
 
 
-def delta(sigma: float, q: float, steps: int, epsilon: float, direction: str) -> float:
+def delta(
+    sigma: float, q: float, steps: int, epsilon: float, direction: str, resolution: float = 1.0
+) -> float:
     """δ(ε) of ``steps`` compositions in one direction, by Laplace inversion."""
-    return delta_and_slope(sigma, q, steps, epsilon, direction)[0]
+    return delta_and_slope(sigma, q, steps, epsilon, direction, resolution)[0]
 
 
 def epsilon(

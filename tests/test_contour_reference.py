@@ -51,3 +51,12 @@ def test_one_subsampled_steps_mgf_is_the_definition(s, direction):
     found = complex(contour.log_mgf(sigma, q, np.array([s]), direction)[0])
     # one step's log M is ~1e-7 to 1e-4; T·log M must hold to ~1e-12 absolute over 10⁶ steps
     assert abs(found - exact) <= 1e-8 * abs(exact) + 1e-18
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_twice_the_nodes_leave_a_long_small_q_run_where_it_was(direction):
+    # both quadratures (in y for M, in t for the inversion) have converged
+    run = (0.59, 3.2e-4, 700_000, 7.17, direction)
+    once = contour.delta(*run)
+    twice = contour.delta(*run, resolution=2.0)
+    assert once == pytest.approx(twice, rel=1e-9)
