@@ -60,6 +60,31 @@ def test_certified_delta_bounds_hold_the_exact_delta_of_long_small_q_runs(sigma,
     assert upper - lower <= 1e-3 * exact  # and they are close to it
 
 
+@pytest.fixture(scope="module")
+def exact_delta_at_1_17():
+    """δ(1.17) of σ = 0.8, q = 1e-3, T = 10⁴ by Laplace inversion (1.00653e-7)."""
+    return max(
+        contour_reference.delta(0.8, 1e-3, 10_000, 1.17, direction)
+        for direction in ("remove", "add")
+    )
+
+
+@pytest.mark.parametrize("accuracy", [3e-2, 1e-3, 5e-5, 1e-5])
+def test_every_accuracy_brackets_the_exact_epsilon_within_what_it_promises(
+    accuracy, exact_delta_at_1_17
+):
+    # The grid the error law chooses and the refinements it triggers, at each accuracy:
+    # both queries hold the exact value, and the bracket is as narrow as promised.
+    accounting = g.account(g.DPSGD(0.8, 1e-3, 10_000), accuracy=accuracy)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", g.AccuracyWarning)
+        lower, upper = accounting.epsilon_bounds(exact_delta_at_1_17)
+    assert lower <= 1.17 <= upper
+    assert upper - lower <= accuracy * max(upper, 1.0)
+    delta_lower, delta_upper = accounting.delta_bounds(1.17)
+    assert delta_lower <= exact_delta_at_1_17 <= delta_upper
+
+
 @pytest.mark.parametrize("run", RUNS)
 def test_small_sampling_rates_meet_the_accuracy_and_are_at_least_as_tight(run):
     sigma, q, steps, delta = run
