@@ -239,6 +239,17 @@ def account(
         if grid_spacing
         else grids.lower_grid_spacing(losses, leaves, spacing, accuracy, epsilon_scale, law=law)
     )
+    estimates: dict[tuple[float, int], int] = {}
+    if not grid_spacing:
+
+        def estimate(grid: float, index: int) -> int:
+            if (grid, index) not in estimates:
+                estimates[grid, index] = grids._composed_length_estimate(
+                    losses, leaves, grid, index
+                )
+            return estimates[grid, index]
+
+        spacing = grids.upper_grid_spacing(spacing, losses, leaves, accuracy, estimate)
     result = _numerical(
         mechanism,
         neighbouring,
@@ -257,6 +268,7 @@ def account(
             progress=progress,
             epsilon_scale=epsilon_scale,
         ),
+        estimates=estimates,
     )
     poisson = as_if_poisson(mechanism) if neighbouring is m.Neighbouring.ADD_REMOVE else None
     if poisson is None:

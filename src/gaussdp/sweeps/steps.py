@@ -12,8 +12,10 @@ lower ones), transformed once, and raised to every T
 The result for each T is an :class:`~gaussdp.accountant.Accounting` built
 as :func:`gaussdp.account`'s numerical path builds one, on the grid spacing
 ``account`` chooses: points are only grouped where it chooses the same
-spacing for all (:func:`group_by_steps`; at the default accuracy it is the
-1e-4 cap for most DP-SGD runs). By default every composition is then bit
+spacings for all (:func:`group_by_steps`; at the default accuracy the lower
+grid is the 1e-4 cap or coarser for most DP-SGD runs, and the upper grid that
+cap or, where its compositions are short, 1e-4/16:
+:func:`gaussdp.accountant.grids.upper_grid_spacing`). By default every composition is then bit
 for bit ``account``'s; with ``bounds_only`` (what a sweep without the
 report uses) the T's also share transforms, and the bounds equal single
 calls up to the rounding of a transform of another length.
@@ -130,15 +132,20 @@ def account_steps(
     counts = sorted(described)
     pair = accountant.dominating_losses(leaf, neighbouring)
     losses = {leaf: pair}
-    spacing = min(grids.choose_grid_spacing(losses, {leaf: t}, accuracy) for t in counts)
+    chosen_spacing = min(grids.choose_grid_spacing(losses, {leaf: t}, accuracy) for t in counts)
     # The lower bounds' grid depends on T (as in account()); the T's sharing one share its
     # transforms.
     lower_spacings = {
-        t: grids.lower_grid_spacing(losses, {leaf: t}, spacing, accuracy) for t in counts
+        t: grids.lower_grid_spacing(losses, {leaf: t}, chosen_spacing, accuracy) for t in counts
     }
-    largest_on = {(PESSIMISTIC, spacing): counts[-1]}
-    for t in counts:
-        largest_on[OPTIMISTIC, lower_spacings[t]] = t  # the largest T on that grid
+    # The upper grid too (the finer one where T's composition on it is cheap, as in account()).
+    upper_spacings = {
+        t: grids.upper_grid_spacing(chosen_spacing, losses, {leaf: t}, accuracy) for t in counts
+    }
+    largest_on = {}
+    for t in counts:  # the largest T on each grid
+        largest_on[PESSIMISTIC, upper_spacings[t]] = t
+        largest_on[OPTIMISTIC, lower_spacings[t]] = t
     compositions = {}
     memory = grids.available_memory()
     for (kind, grid), largest in largest_on.items():
@@ -158,7 +165,7 @@ def account_steps(
             )
     for steps in counts:
         chosen = {
-            (PESSIMISTIC, direction): compositions[PESSIMISTIC, spacing, direction]
+            (PESSIMISTIC, direction): compositions[PESSIMISTIC, upper_spacings[steps], direction]
             for direction in accountant.DIRECTIONS
         }
         chosen.update(
@@ -172,7 +179,7 @@ def account_steps(
             _accounting(
                 described[steps],
                 neighbouring,
-                (spacing, lower_spacings[steps]),
+                (upper_spacings[steps], lower_spacings[steps]),
                 chosen,
                 steps,
                 bounds_only,
@@ -275,14 +282,15 @@ def group_by_steps(
 ) -> tuple[list[list[tuple[int, m.Pipeline]]], list[tuple[int, m.Pipeline]]]:
     """Split points into groups of two or more that differ only in T, and the rest.
 
-    A group also shares the grid spacing that :func:`gaussdp.account` chooses
-    for each of its points, so that its numbers are those of single calls. At
-    the default accuracy that spacing is the 1e-4 cap for most DP-SGD runs;
-    where it is finer it varies with T, and such points are accounted one by one.
+    A group also shares the grid spacings that :func:`gaussdp.account` chooses
+    for each of its points (the accuracy's, and the upper bound's), so that its
+    numbers are those of single calls. At the default accuracy the accuracy's
+    spacing is the 1e-4 cap for most DP-SGD runs; where it is finer it varies
+    with T, and such points are accounted one by one.
     """
     groups: dict[tuple, list[tuple[int, m.Pipeline]]] = {}
     losses: dict[tuple, dict] = {}
-    spacings: dict[tuple, float] = {}
+    spacings: dict[tuple, tuple[float, float]] = {}
     rest = []
     for point, pipeline in points:
         found = step_key(pipeline)
@@ -294,8 +302,13 @@ def group_by_steps(
             if (leaf, relation, steps) not in spacings:
                 if (leaf, relation) not in losses:
                     losses[leaf, relation] = {leaf: accountant.dominating_losses(leaf, relation)}
-                spacings[leaf, relation, steps] = grids.choose_grid_spacing(
-                    losses[leaf, relation], {leaf: steps}, accuracy
+                chosen = grids.choose_grid_spacing(losses[leaf, relation], {leaf: steps}, accuracy)
+                # The lower grid follows the accuracy's spacing, the upper one the cheap rule.
+                spacings[leaf, relation, steps] = (
+                    chosen,
+                    grids.upper_grid_spacing(
+                        chosen, losses[leaf, relation], {leaf: steps}, accuracy
+                    ),
                 )
             spacing = spacings[leaf, relation, steps]
         except Exception:  # account() will report it for this point
