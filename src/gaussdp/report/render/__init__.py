@@ -20,18 +20,35 @@ scripts, no network.
 
 from __future__ import annotations
 
+import importlib
+
 from gaussdp._validation import InvalidParameterError
-from gaussdp.report.render.data import to_dict, to_json
-from gaussdp.report.render.figures import (  # noqa: F401  (gaussdp.report.render.*_svg)
-    difference_svg,
-    linear_svg,
-    log_svg,
-    mu_delta_svg,
-)
-from gaussdp.report.render.markdown import to_markdown
-from gaussdp.report.render.page import to_html
-from gaussdp.report.render.text import to_text
 from gaussdp.report.render.wording import down, up, up_fixed
+
+#: The renderers, each imported from its module when first used (``__getattr__``): the
+#: report's computation needs only the rounding of :mod:`~gaussdp.report.render.wording`,
+#: and a report made to be read in code (a sweep, a calibration) never loads json, html
+#: or the page's figures (5 ms of a short run's report).
+_LAZY = {
+    "to_dict": "data",
+    "to_json": "data",
+    "difference_svg": "figures",
+    "linear_svg": "figures",
+    "log_svg": "figures",
+    "mu_delta_svg": "figures",
+    "to_markdown": "markdown",
+    "to_html": "page",
+    "to_text": "text",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "FORMATS",
@@ -52,14 +69,9 @@ FORMATS = ("text", "json", "markdown", "html")
 def render(report, output_format: str = "text") -> str:
     """The report in one of :data:`FORMATS`."""
     name = str(output_format).lower()
-    if name == "text":
-        return to_text(report)
-    if name == "json":
-        return to_json(report)
-    if name == "markdown":
-        return to_markdown(report)
-    if name == "html":
-        return to_html(report)
+    renderers = {"text": "to_text", "json": "to_json", "markdown": "to_markdown", "html": "to_html"}
+    if name in renderers:
+        return __getattr__(renderers[name])(report)
     raise InvalidParameterError(
         f"output_format must be one of {', '.join(FORMATS)}, got {output_format!r}"
     )
