@@ -111,7 +111,12 @@ def test_max_regret_says_the_neighbour_fails_on_regret():
     payload = json.loads(result.output)
     assert payload["failing_achieved"] < 1
     assert payload["regret"] <= 0.01 < payload["failing_regret"]
-    assert payload["failing_reason"] == f"regret = {payload['failing_regret']:.6g} > 0.01"
+    # The regret shown with as many digits as tell it apart from the limit (at least 6).
+    reason = payload["failing_reason"]
+    shown = reason.removeprefix("regret = ").removesuffix(" > 0.01")
+    assert reason == f"regret = {shown} > 0.01"
+    assert float(shown) > 0.01
+    assert float(shown) == pytest.approx(payload["failing_regret"], rel=1e-6)
     text = run(
         "calibrate", "--target-mu", "0.5", "--max-regret", "0.01",
         "--sampling-probability", "0.05", "--steps", "100",

@@ -257,16 +257,22 @@ def choose_grid_spacing(
 
 
 #: Where it is cheap, the upper bound is computed at the default accuracy (or a finer one)
-#: on a grid finer than dp_accounting's accurate setting (1e-5): 1e-4/16, on the ladder
-#: 1e-4·2^-k that keeps round ε (0.5, 0.05) on grid points, so that an (ε, δ)-DP part's
-#: δ reads exactly.
-#: Connect-the-dots errs by about h², so this upper bound is about 0.4 times as far above
-#: ε as that accountant's on one grid of 1e-5 (docs/accountant.md, "Cheap digits").
-CHEAP_UPPER_SPACING = MAXIMUM_GRID_SPACING / 16.0
-#: ... where each direction's composition on it is predicted at most this many points
-#: (a few tenths of a second for the bounds; the run's own grid is then this long already
-#: or up to 16 times shorter).
-CHEAP_UPPER_POINTS = 2**20
+#: on a grid finer than the accuracy asks for, from the ladder 1e-4·2^-k (which keeps round
+#: ε, 0.5 or 0.05, on grid points, so that an (ε, δ)-DP part's δ reads exactly): the
+#: finest step whose compositions are predicted at most its number of points long, finest
+#: first. 1e-4/16 is finer than dp_accounting's accurate setting (1e-5): connect-the-dots
+#: errs by about h², so the upper bound is then about 0.4 times as far above ε as that
+#: accountant's at 1e-5; the steps between keep it below that accountant's default (1e-4),
+#: which on one grid it matches only up to the certified rounding allowance
+#: (docs/accountant.md, "Cheap digits"). A few tenths of a second at most for the bounds.
+CHEAP_UPPER_GRIDS = (
+    (MAXIMUM_GRID_SPACING / 16.0, 2**20),
+    (MAXIMUM_GRID_SPACING / 8.0, 2**19),
+    (MAXIMUM_GRID_SPACING / 4.0, 2**19),
+    (MAXIMUM_GRID_SPACING / 2.0, 2**19),
+)
+#: The finest of them.
+CHEAP_UPPER_SPACING = CHEAP_UPPER_GRIDS[0][0]
 
 
 def upper_grid_spacing(
@@ -280,15 +286,16 @@ def upper_grid_spacing(
 
     The accuracy sets how far apart the two bounds may be. At the default
     accuracy and finer ones, the upper bound, the number users report, is
-    computed on :data:`CHEAP_UPPER_SPACING` (1e-4/16, finer than
-    dp_accounting's accurate setting of 1e-5) wherever each direction's
-    composition on it is predicted at most :data:`CHEAP_UPPER_POINTS` long.
-    A coarser accuracy than the default keeps its own grid, so it never costs
-    more, and stays the knob for speed (a sweep); the lower bound keeps the
-    accuracy's grid
-    (:func:`lower_grid_spacing`, from ``spacing``). ``estimate(grid, index)``:
-    direction ``index``'s composed length at ``grid``
-    (default :func:`_composed_length_estimate` of ``losses`` and ``counts``).
+    computed on the finest grid of :data:`CHEAP_UPPER_GRIDS` (from 1e-4/16,
+    finer than dp_accounting's accurate setting of 1e-5) that is finer than
+    ``spacing`` and on which every direction's composition is predicted at most
+    that grid's number of points long (lengths scale as 1/h: the windows are
+    set in nats by Chernoff bounds). A coarser accuracy than the default keeps
+    its own grid, so it never costs more, and stays the knob for speed (a
+    sweep); the lower bound keeps the accuracy's grid (:func:`lower_grid_spacing`,
+    from ``spacing``). ``estimate(grid, index)``: direction ``index``'s composed
+    length at ``grid`` (default :func:`_composed_length_estimate` of ``losses``
+    and ``counts``; only ``spacing``'s, which the composition plans anyway).
     """
     if spacing <= CHEAP_UPPER_SPACING or accuracy > DEFAULT_ACCURACY:
         return spacing
@@ -298,10 +305,11 @@ def upper_grid_spacing(
             return _composed_length_estimate(losses, counts, grid, index)
 
     directions = len(next(iter(losses.values())))
-    cheap = all(
-        estimate(CHEAP_UPPER_SPACING, index) <= CHEAP_UPPER_POINTS for index in range(directions)
-    )
-    return CHEAP_UPPER_SPACING if cheap else spacing
+    longest = max(estimate(spacing, index) for index in range(directions))
+    for finer, points in CHEAP_UPPER_GRIDS:
+        if finer < spacing and longest * (spacing / finer) <= points:
+            return finer
+    return spacing
 
 
 #: The lower bound's grid is at most this many times coarser than the upper bound's,
