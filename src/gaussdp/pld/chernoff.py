@@ -83,13 +83,15 @@ def log_mgf(log_p: np.ndarray, index: np.ndarray, lam: float) -> float:
 
 
 def _log_mgf_of_chunks(chunks, lam: float) -> float:
-    top = max(float(np.max(log_p + lam * index)) for log_p, index in chunks)
+    # (ndarray methods, not np.max/np.sum: the same reductions without numpy's Python-level
+    # dispatch, which decides the cost of the short arrays of the windows' searches)
+    top = max(float((log_p + lam * index).max()) for log_p, index in chunks)
     total, rest = 0.0, 0
     for log_p, index in chunks:
         exponent = log_p + lam * index
         large = exponent[exponent > top - _LOG_NEGLIGIBLE]
         rest += exponent.size - large.size
-        total += float(np.sum(np.exp(large - top)))
+        total += float(np.exp(large - top).sum())
     return top + math.log(total + rest * math.exp(-_LOG_NEGLIGIBLE))
 
 
@@ -220,8 +222,8 @@ def _approximate_log_mgf(log_p_and_variance, index: np.ndarray, lam: float) -> f
     """log Σ_B P_B e^{λ m_B + λ² v_B/2} over blocks (see :func:`blocked_terms`)."""
     log_p, variance = log_p_and_variance
     exponent = log_p + lam * index + (0.5 * lam * lam) * variance
-    top = float(np.max(exponent))
-    return top + math.log(float(np.sum(np.exp(exponent - top))))
+    top = float(exponent.max())
+    return top + math.log(float(np.exp(exponent - top).sum()))
 
 
 def tilted_reach(blocked, lam: float, log_tail: float, scale: float) -> float:

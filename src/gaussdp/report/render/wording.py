@@ -8,7 +8,10 @@ rounding limit mean.
 from __future__ import annotations
 
 import math
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+#: decimal's rounding modes, by name (the module is imported when a number is first
+#: rounded for people: a report computed to be read in code never needs it).
+_CEILING, _FLOOR = "ROUND_CEILING", "ROUND_FLOOR"
 
 
 def _special(value: float | None) -> str | None:
@@ -34,6 +37,8 @@ def _directed(value: float, digits: int, rounding: str) -> str:
     text = _special(value)
     if text is not None:
         return text
+    from decimal import Decimal
+
     exact = Decimal(repr(float(value)))
     quantum = Decimal(1).scaleb(exact.adjusted() - digits + 1)
     rounded = exact.quantize(quantum, rounding=rounding)
@@ -48,7 +53,7 @@ def up(value: float | None, digits: int = 6) -> str:
     >>> up(1.013e-12, 2), up(7.424385, 6), up(0.5646051, 4), up(2.0, 3), up(float("inf"))
     ('1.1e-12', '7.42439', '0.5647', '2', 'inf')
     """
-    return _directed(value, digits, ROUND_CEILING)
+    return _directed(value, digits, _CEILING)
 
 
 def down(value: float | None, digits: int = 6) -> str:
@@ -59,7 +64,7 @@ def down(value: float | None, digits: int = 6) -> str:
     >>> down(7.424389, 6), down(0.5646059, 4), down(1e-12, 2)
     ('7.42438', '0.5646', '1e-12')
     """
-    return _directed(value, digits, ROUND_FLOOR)
+    return _directed(value, digits, _FLOOR)
 
 
 def up_fixed(value: float, decimals: int = 4) -> str:
@@ -73,7 +78,9 @@ def up_fixed(value: float, decimals: int = 4) -> str:
     value = float(value)
     if math.isnan(value) or math.isinf(value):
         return _special(value)
-    rounded = Decimal(repr(value)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_CEILING)
+    from decimal import Decimal
+
+    rounded = Decimal(repr(value)).quantize(Decimal(1).scaleb(-decimals), rounding=_CEILING)
     return f"{rounded:f}"
 
 
