@@ -186,10 +186,11 @@ def test_laplace_report_is_the_closed_form_not_the_grid():
 @pytest.mark.parametrize("seed", range(6))
 def test_blockwise_mu_is_the_maximum_over_every_test(seed):
     # _largest_mus prunes blocks of tests by a bound, for several δ at once; it must return
-    # exactly what evaluating every test gives, even out of order and with a NaN among them.
+    # exactly what evaluating every test gives (as _every_mu does for short curves), even
+    # out of order and with a NaN among them.
     from types import SimpleNamespace
 
-    from gaussdp.report.fit import _largest_mus, _test_groups
+    from gaussdp.report.fit import _every_mu, _largest_mus, _test_arrays, _test_groups
     from gaussdp.report.tight_mu import mu_of_tests
 
     rng = np.random.default_rng(seed)
@@ -208,6 +209,8 @@ def test_blockwise_mu_is_the_maximum_over_every_test(seed):
     )
     deltas = [1e-12, 1e-10, 1e-6]
     found = _largest_mus(_test_groups(steep, [direction]), deltas)
+    # Short curves evaluate every test at once (one call for all δ): the same values.
+    assert _every_mu(_test_arrays(steep, [direction]), deltas) == found
     for delta, value in zip(deltas, found, strict=True):
         everything = mu_of_tests(
             np.concatenate((steep.alpha, direction.alpha)),

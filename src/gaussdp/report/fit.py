@@ -134,14 +134,39 @@ class _Tests:
         return cls(alpha, log_alpha, tpr, tuple(reversed(levels)))
 
 
-def _test_groups(steep: _steep.SteepCurve, directions: list[_steep.Direction]) -> list[_Tests]:
+def _test_arrays(steep: _steep.SteepCurve, directions: list[_steep.Direction]) -> list[tuple]:
     """The tests of :func:`_candidates`, in groups (the hull, each direction's underflowing)."""
     groups = [(steep.alpha, steep.log_alpha, steep.tpr)]
     limit = math.log(_UNDERFLOW_ALPHA)
     for d in directions:
         tiny = d.log_alpha < limit
         groups.append((d.alpha[tiny], d.log_alpha[tiny], d.tpr[tiny]))
-    return [_Tests.of(*group) for group in groups if group[0].size]
+    return [group for group in groups if group[0].size]
+
+
+def _test_groups(steep: _steep.SteepCurve, directions: list[_steep.Direction]) -> list[_Tests]:
+    """:func:`_test_arrays` with their blocks summarised (:class:`_Tests`)."""
+    return [_Tests.of(*group) for group in _test_arrays(steep, directions)]
+
+
+#: Curves of at most this many tests are fitted by evaluating every test at once (one call
+#: for all δ): on short runs' curves the blocks' summaries cost more than they save.
+_EVALUATE_ALL_UP_TO = 4096
+
+
+def _every_mu(arrays: list[tuple], deltas: list[float]) -> list[float]:
+    """max_j μ_j(δ) over every test of ``arrays``, for each δ (what :func:`_largest_mus` finds)."""
+    if not arrays:
+        return [-math.inf for _ in deltas]
+    alpha, log_alpha, tpr = (np.concatenate(parts) for parts in zip(*arrays, strict=True))
+    count, size = len(deltas), alpha.size
+    mus = mu_of_tests(
+        np.tile(alpha, count),
+        np.tile(log_alpha, count),
+        np.tile(tpr, count),
+        np.repeat(np.asarray(deltas, dtype=float), size),
+    )
+    return [float(row.max()) for row in mus.reshape(count, size)]
 
 
 def _mus_at(arrays, indices: list[np.ndarray], deltas: np.ndarray) -> list[np.ndarray]:
@@ -226,8 +251,11 @@ def fit_many(
                 f"delta_tail must be at least the accountant's numerical floor {steep.floor:.3g} "
                 f"(mass at infinite loss plus certified slack), got {value!r}"
             )
-    groups = _test_groups(steep, directions)
-    found = _largest_mus(groups, list(delta_tails))
+    arrays = _test_arrays(steep, directions)
+    if sum(group[0].size for group in arrays) <= _EVALUATE_ALL_UP_TO:
+        found = _every_mu(arrays, list(delta_tails))
+    else:
+        found = _largest_mus([_Tests.of(*group) for group in arrays], list(delta_tails))
     return {value: float(max(mu, 0.0)) for value, mu in zip(delta_tails, found, strict=True)}
 
 
