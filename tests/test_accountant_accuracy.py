@@ -299,3 +299,22 @@ def test_below_dp_accountings_default_where_the_accuracy_asks_for_its_grid():
         )
     )
     assert lower <= upper <= accountant.get_epsilon(delta)
+
+
+def test_the_report_reads_its_curve_on_the_accuracys_grid_and_its_rows_from_the_bounds():
+    """On a short run the bounds are on the cheap fine grid; the report's curve work (steep
+    curve, μ, regret) is on the accuracy's grid, the lower compositions shared, and its ε
+    rows are the bounds' own."""
+    accounting = g.account(g.DPSGD(18.0, 0.026, 1400))
+    coarse = accounting.on_accuracy_grid()
+    assert coarse is not accounting
+    assert f"grid spacing {grids.CHEAP_UPPER_SPACING:.3g}," in accounting.method
+    assert f"grid spacing {grids.CHEAP_UPPER_SPACING:.3g}," not in coarse.method
+    fine_lower, fine_upper = accounting.epsilon_bounds(4e-7)
+    coarse_lower, coarse_upper = coarse.epsilon_bounds(4e-7)
+    assert coarse_lower == fine_lower and fine_upper < coarse_upper  # both certified
+    report = accounting.gdp(deltas=(4e-7,))
+    (row,) = report.epsilons
+    assert (row.epsilon_lower, row.epsilon) == (fine_lower, fine_upper)
+    cifar = g.account(g.DPSGD(9.4, 16384 / 50000, 2000))
+    assert cifar.on_accuracy_grid() is cifar

@@ -116,7 +116,7 @@ def test_max_regret_says_the_neighbour_fails_on_regret():
     shown = reason.removeprefix("regret = ").removesuffix(" > 0.01")
     assert reason == f"regret = {shown} > 0.01"
     assert float(shown) > 0.01
-    assert float(shown) == pytest.approx(payload["failing_regret"], rel=1e-6)
+    assert float(shown) == pytest.approx(payload["failing_regret"], rel=1e-5)  # 6 digits at least
     text = run(
         "calibrate", "--target-mu", "0.5", "--max-regret", "0.01",
         "--sampling-probability", "0.05", "--steps", "100",

@@ -242,15 +242,14 @@ def account(
         else grids.lower_grid_spacing(losses, leaves, spacing, accuracy, epsilon_scale, law=law)
     )
     estimates: dict[tuple[float, int], int] = {}
+    accuracy_spacing = spacing  # the upper grid the accuracy asks for
+
+    def estimate(grid: float, index: int) -> int:
+        if (grid, index) not in estimates:
+            estimates[grid, index] = grids._composed_length_estimate(losses, leaves, grid, index)
+        return estimates[grid, index]
+
     if not grid_spacing:
-
-        def estimate(grid: float, index: int) -> int:
-            if (grid, index) not in estimates:
-                estimates[grid, index] = grids._composed_length_estimate(
-                    losses, leaves, grid, index
-                )
-            return estimates[grid, index]
-
         spacing = grids.upper_grid_spacing(spacing, losses, leaves, accuracy, estimate)
     result = _numerical(
         mechanism,
@@ -271,6 +270,7 @@ def account(
             epsilon_scale=epsilon_scale,
         ),
         estimates=estimates,
+        accuracy_spacing=accuracy_spacing,
     )
     poisson = as_if_poisson(mechanism) if neighbouring is m.Neighbouring.ADD_REMOVE else None
     if poisson is None:

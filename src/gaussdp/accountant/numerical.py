@@ -205,6 +205,7 @@ def _numerical(
     reaccount=None,
     pessimistic=None,
     directions=None,
+    accuracy_spacing=None,
 ):
     """The numerical path's Accounting (both kinds composed on demand, then cached).
 
@@ -220,6 +221,9 @@ def _numerical(
     tilted one that reaches this accounting's floor). ``directions``: the
     indices of the directions its upper profiles hold (None: all; a finer
     upper grid for some directions only, see ``refine_upper_grid``).
+    ``accuracy_spacing``: the upper grid the accuracy asks for, where the upper
+    bound's is a finer one because it is cheap
+    (:func:`~gaussdp.accountant.grids.upper_grid_spacing`; None: the same).
     """
     spacing, lower_spacing = spacings
     cache: dict[str, dict[str, GridPLD]] = {}
@@ -281,6 +285,27 @@ def _numerical(
             epsilon_scale,
             reaccount,
             tilted,
+            accuracy_spacing=accuracy_spacing,
+        )
+
+    def on_accuracy_grid() -> Accounting | None:
+        # None: the upper grid is the accuracy's already. Else the same accounting with the
+        # upper bound on the accuracy's grid, the lower compositions shared.
+        if accuracy_spacing is None or accuracy_spacing == spacing:
+            return None
+        return _numerical(
+            mechanism,
+            neighbouring,
+            leaves,
+            losses,
+            (accuracy_spacing, lower_spacing),
+            delta_floor,
+            progress,
+            cache.get(OPTIMISTIC),
+            estimates,
+            accuracy,
+            epsilon_scale,
+            reaccount,
         )
 
     def tilted_at_once(delta: float) -> None:
@@ -413,6 +438,7 @@ def _numerical(
         accuracy,
         epsilon_scale,
         caveats_of(losses),
+        _on_accuracy_grid=on_accuracy_grid,
     )
 
 

@@ -75,6 +75,7 @@ class Accounting:
     epsilon_scale: float = 1.0
     caveats: tuple[str, ...] = ()
     _as_if_poisson: Callable[[], Accounting | None] | None = field(default=None, repr=False)
+    _on_accuracy_grid: Callable[[], Accounting | None] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         # A guarantee that is exactly μ-GDP says so itself (closed_form_mu); the result
@@ -95,6 +96,21 @@ class Accounting:
         )
         lower = None if self._with_floor is None else self._with_floor(delta_floor)
         return self if lower is None else lower
+
+    def on_accuracy_grid(self) -> Accounting:
+        """The same accounting with its upper bound on the grid its ``accuracy`` asks for.
+
+        Where the upper bound's compositions are short, :func:`gaussdp.account`
+        computes them on a finer grid than the accuracy needs
+        (:func:`gaussdp.accountant.grids.upper_grid_spacing`: the bounds are
+        then tighter, cheaply). Work that reads every atom of the upper curve
+        many times, as the μ-GDP report's fit does, costs in proportion to
+        its length: it is done here on the accuracy's grid, with the same
+        lower compositions, and certified as well. Returns ``self`` where the
+        two grids are one (and for closed forms).
+        """
+        other = None if self._on_accuracy_grid is None else self._on_accuracy_grid()
+        return self if other is None else other
 
     def as_if_poisson(self) -> Accounting | None:
         """The same run accounted as if its shuffled epochs were Poisson-sampled (q = 1/t).

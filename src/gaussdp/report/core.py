@@ -574,6 +574,13 @@ def from_accounting(
             _mu_for=lambda _: mu,
         )
     exact = accounting.exact_atoms
+    # The curve's work (the steep curve, μ, the regret, the table) reads every atom of the
+    # upper curve, many times: it is done on the grid the accuracy asks for. Where the
+    # bounds are on a finer one (cheap, short runs), the ε rows come from them, as
+    # epsilon_bounds gives them.
+    curve_accounting = accounting.on_accuracy_grid()
+    rows_accounting = accounting if curve_accounting is not accounting else None
+    accounting = curve_accounting
     groups = pure.pure_dp_groups(mechanism, accounting.neighbouring) if exact else None
     single_pure = groups is not None and list(groups.values()) == [1]
     laplace = None if exact else _laplace_epsilon(mechanism, accounting.neighbouring)
@@ -640,7 +647,7 @@ def from_accounting(
 
     alpha_star = 0.5 * (1.0 - advantage)
     epsilon_tail = float(gdp.epsilon(mu, failure)) if failure > 0.0 else math.inf
-    rows = _epsilon_rows(accounting, deltas, mu, failure)
+    rows = _epsilon_rows(rows_accounting or accounting, deltas, mu, failure)
     limit = None
     if math.isinf(mu):
         epsilon_tail = math.inf
