@@ -245,7 +245,7 @@ def render(results: dict) -> str:
         "which the two connect-the-dots upper bounds agree up to gaussdp's certified rounding "
         "allowance (it was 6e-9 above at B = 1500); the compositions are short enough for "
         "gaussdp to take its upper bound on a grid of 5e-5 instead (docs/accountant.md, "
-        "\"Cheap digits\"), which puts it 5e-6 below, and `accuracy=1e-6` 6e-6 below. "
+        '"Cheap digits"), which puts it 5e-6 below, and `accuracy=1e-6` 6e-6 below. '
         "gaussdp's times include importing scipy.stats (0.3 s) on first use.",
         "",
     ]

@@ -271,41 +271,33 @@ def _numerical(
         tilted = cache.get(_DEFAULT_TILTED)
         if tilted is not None and any(_top_floor(pld) > new_floor for pld in tilted.values()):
             tilted = None
-        return _numerical(
-            mechanism,
-            neighbouring,
-            leaves,
-            losses,
-            spacings,
-            new_floor,
-            progress,
-            cache.get(OPTIMISTIC),
-            estimates,
-            accuracy,
-            epsilon_scale,
-            reaccount,
-            tilted,
-            accuracy_spacing=accuracy_spacing,
-        )
+        return again(spacing, new_floor, tilted, accuracy_spacing)
 
     def on_accuracy_grid() -> Accounting | None:
         # None: the upper grid is the accuracy's already. Else the same accounting with the
-        # upper bound on the accuracy's grid, the lower compositions shared.
+        # upper bound on the accuracy's grid.
         if accuracy_spacing is None or accuracy_spacing == spacing:
             return None
+        return again(accuracy_spacing, delta_floor)
+
+    def again(upper_spacing, floor, pessimistic=None, finer_than=None) -> Accounting:
+        # This mechanism on another upper grid or floor, the lower compositions, the
+        # estimates and the refinements shared; ``finer_than``: its accuracy's upper grid.
         return _numerical(
             mechanism,
             neighbouring,
             leaves,
             losses,
-            (accuracy_spacing, lower_spacing),
-            delta_floor,
+            (upper_spacing, lower_spacing),
+            floor,
             progress,
             cache.get(OPTIMISTIC),
             estimates,
             accuracy,
             epsilon_scale,
             reaccount,
+            pessimistic,
+            accuracy_spacing=finer_than,
         )
 
     def tilted_at_once(delta: float) -> None:
