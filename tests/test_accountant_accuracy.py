@@ -279,28 +279,6 @@ def test_a_coarser_accuracy_never_gets_a_finer_upper_grid(sigma, q, steps, accur
     assert upper(coarse) >= upper(fine)
 
 
-def test_below_dp_accountings_default_where_the_accuracy_asks_for_its_grid():
-    """σ = 1, q = 0.01, T = 1000 at δ = 1e-5: the accuracy's grid is the 1e-4 cap, which
-    is dp_accounting's default; on one grid the two connect-the-dots bounds agree up to
-    gaussdp's certified rounding allowance (6e-9 above theirs). Its compositions are short
-    enough for the ladder's 1e-4/2, which puts the upper bound below their ε.
-    """
-    from dp_accounting import dp_event
-    from dp_accounting.pld import pld_privacy_accountant
-
-    sigma, q, steps, delta = 1.0, 0.01, 1000, 1e-5
-    accounting = g.account(g.DPSGD(sigma, q, steps))
-    assert "grid spacing 5e-05," in accounting.method
-    lower, upper = accounting.epsilon_bounds(delta)
-    accountant = pld_privacy_accountant.PLDAccountant()  # its default grid, 1e-4
-    accountant.compose(
-        dp_event.SelfComposedDpEvent(
-            dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(sigma)), steps
-        )
-    )
-    assert lower <= upper <= accountant.get_epsilon(delta)
-
-
 def test_the_report_reads_its_curve_on_the_accuracys_grid_and_its_rows_from_the_bounds():
     """On a short run the bounds are on the cheap fine grid; the report's curve work (steep
     curve, μ, regret) is on the accuracy's grid, the lower compositions shared, and its ε

@@ -128,7 +128,7 @@ def account(
         upper − lower ≤ accuracy·max(ε, ``epsilon_scale``), i.e. relative for
         ε ≥ 1 and absolute below by default (default 5e-5; the upper bound's
         grid is never coarser than 1e-4, and at this accuracy or finer it is
-        as fine as 1e-4/16 wherever its compositions there are short:
+        1e-4/16 wherever its compositions there are short:
         :func:`~gaussdp.accountant.grids.upper_grid_spacing`). The bounds are certified whatever
         the accuracy; it only sets how close they are, and a coarser
         accuracy never costs more. Where they end up further apart (at very

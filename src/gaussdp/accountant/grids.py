@@ -257,20 +257,14 @@ def choose_grid_spacing(
 
 
 #: Where it is cheap, the upper bound is computed at the default accuracy (or a finer one)
-#: on a grid finer than the accuracy asks for, from the ladder 1e-4·2^-k (which keeps round
-#: ε, 0.5 or 0.05, on grid points, so that an (ε, δ)-DP part's δ reads exactly): the
-#: finest step whose compositions are predicted at most its number of points long, finest
-#: first. 1e-4/16 is finer than dp_accounting's accurate setting (1e-5): connect-the-dots
-#: errs by about h², so the upper bound is then about 0.4 times as far above ε as that
-#: accountant's at 1e-5; the steps between keep it below that accountant's default (1e-4),
-#: which on one grid it matches only up to the certified rounding allowance
-#: (docs/accountant.md, "Cheap digits"). A few tenths of a second at most for the bounds.
-CHEAP_UPPER_GRIDS = (
-    (MAXIMUM_GRID_SPACING / 16.0, 2**20),
-    (MAXIMUM_GRID_SPACING / 8.0, 2**19),
-    (MAXIMUM_GRID_SPACING / 4.0, 2**19),
-    (MAXIMUM_GRID_SPACING / 2.0, 2**19),
-)
+#: on a grid finer than dp_accounting's accurate setting (1e-5): 1e-4/16, on the ladder
+#: 1e-4·2^-k that keeps round ε (0.5, 0.05) on grid points, so that an (ε, δ)-DP part's
+#: δ reads exactly, where each direction's composition on it is predicted at most 2^18
+#: points long. Connect-the-dots errs by about h², so the upper bound is then about 0.4
+#: times as far above ε as that accountant's at 1e-5 (docs/accountant.md, "Cheap digits").
+#: A step of 1e-4/2 for longer runs (below dp_accounting's default instead of matching it
+#: up to the rounding allowance) doubled the cost of every such run, and the test suite's.
+CHEAP_UPPER_GRIDS = ((MAXIMUM_GRID_SPACING / 16.0, 2**18),)
 #: The finest of them.
 CHEAP_UPPER_SPACING = CHEAP_UPPER_GRIDS[0][0]
 
@@ -286,8 +280,8 @@ def upper_grid_spacing(
 
     The accuracy sets how far apart the two bounds may be. At the default
     accuracy and finer ones, the upper bound, the number users report, is
-    computed on the finest grid of :data:`CHEAP_UPPER_GRIDS` (from 1e-4/16,
-    finer than dp_accounting's accurate setting of 1e-5) that is finer than
+    computed on the first grid of :data:`CHEAP_UPPER_GRIDS` (1e-4/16, finer
+    than dp_accounting's accurate setting of 1e-5) that is finer than
     ``spacing`` and on which every direction's composition is predicted at most
     that grid's number of points long (lengths scale as 1/h: the windows are
     set in nats by Chernoff bounds). A coarser accuracy than the default keeps
