@@ -198,7 +198,7 @@ def test_a_near_miss_of_every_direction_refines_both_and_says_why_it_stays(monke
     compositions are short, so the upper grid would be the cheap fine one, which reaches
     the accuracy at once; here the upper grid is the accuracy's, as on long runs.)
     """
-    monkeypatch.setattr(grids, "CHEAP_UPPER_GRIDS", ())
+    monkeypatch.setattr(grids, "CHEAP_UPPER_POINTS", 0)
     b = 8.381521003401502
     exact = 1.0 / b + 2.0 * math.log1p(-8.3e-11)
     accounting = g.account(g.Laplace(b))

@@ -190,7 +190,7 @@ def test_blockwise_mu_is_the_maximum_over_every_test(seed):
     # out of order and with a NaN among them.
     from types import SimpleNamespace
 
-    from gaussdp.report.fit import _every_mu, _largest_mus, _test_arrays, _test_groups
+    from gaussdp.report.fit import _every_mu, _largest_mus, _test_arrays, _Tests
     from gaussdp.report.tight_mu import mu_of_tests
 
     rng = np.random.default_rng(seed)
@@ -208,9 +208,10 @@ def test_blockwise_mu_is_the_maximum_over_every_test(seed):
         alpha=np.exp(tiny), log_alpha=tiny, tpr=np.sort(rng.uniform(0, 1, 50))
     )
     deltas = [1e-12, 1e-10, 1e-6]
-    found = _largest_mus(_test_groups(steep, [direction]), deltas)
+    arrays = _test_arrays(steep, [direction])
+    found = _largest_mus([_Tests.of(*group) for group in arrays], deltas)
     # Short curves evaluate every test at once (one call for all δ): the same values.
-    assert _every_mu(_test_arrays(steep, [direction]), deltas) == found
+    assert _every_mu(arrays, deltas) == found
     for delta, value in zip(deltas, found, strict=True):
         everything = mu_of_tests(
             np.concatenate((steep.alpha, direction.alpha)),

@@ -264,9 +264,9 @@ def choose_grid_spacing(
 #: times as far above ε as that accountant's at 1e-5 (docs/accountant.md, "Cheap digits").
 #: A step of 1e-4/2 for longer runs (below dp_accounting's default instead of matching it
 #: up to the rounding allowance) doubled the cost of every such run, and the test suite's.
-CHEAP_UPPER_GRIDS = ((MAXIMUM_GRID_SPACING / 16.0, 2**18),)
-#: The finest of them.
-CHEAP_UPPER_SPACING = CHEAP_UPPER_GRIDS[0][0]
+CHEAP_UPPER_SPACING = MAXIMUM_GRID_SPACING / 16.0
+#: ... where each direction's composition on it is predicted at most this many points.
+CHEAP_UPPER_POINTS = 2**18
 
 
 def upper_grid_spacing(
@@ -280,16 +280,16 @@ def upper_grid_spacing(
 
     The accuracy sets how far apart the two bounds may be. At the default
     accuracy and finer ones, the upper bound, the number users report, is
-    computed on the first grid of :data:`CHEAP_UPPER_GRIDS` (1e-4/16, finer
-    than dp_accounting's accurate setting of 1e-5) that is finer than
-    ``spacing`` and on which every direction's composition is predicted at most
-    that grid's number of points long (lengths scale as 1/h: the windows are
-    set in nats by Chernoff bounds). A coarser accuracy than the default keeps
-    its own grid, so it never costs more, and stays the knob for speed (a
-    sweep); the lower bound keeps the accuracy's grid (:func:`lower_grid_spacing`,
-    from ``spacing``). ``estimate(grid, index)``: direction ``index``'s composed
-    length at ``grid`` (default :func:`_composed_length_estimate` of ``losses``
-    and ``counts``; only ``spacing``'s, which the composition plans anyway).
+    computed on :data:`CHEAP_UPPER_SPACING` (1e-4/16, finer than
+    dp_accounting's accurate setting of 1e-5) wherever every direction's
+    composition there is predicted at most :data:`CHEAP_UPPER_POINTS` long
+    (lengths scale as 1/h: the windows are set in nats by Chernoff bounds).
+    A coarser accuracy than the default keeps its own grid, so it never costs
+    more, and stays the knob for speed (a sweep); the lower bound keeps the
+    accuracy's grid (:func:`lower_grid_spacing`, from ``spacing``).
+    ``estimate(grid, index)``: direction ``index``'s composed length at ``grid``
+    (default :func:`_composed_length_estimate` of ``losses`` and ``counts``;
+    only ``spacing``'s, which the composition plans anyway).
     """
     if spacing <= CHEAP_UPPER_SPACING or accuracy > DEFAULT_ACCURACY:
         return spacing
@@ -300,10 +300,8 @@ def upper_grid_spacing(
 
     directions = len(next(iter(losses.values())))
     longest = max(estimate(spacing, index) for index in range(directions))
-    for finer, points in CHEAP_UPPER_GRIDS:
-        if finer < spacing and longest * (spacing / finer) <= points:
-            return finer
-    return spacing
+    cheap = longest * (spacing / CHEAP_UPPER_SPACING) <= CHEAP_UPPER_POINTS
+    return CHEAP_UPPER_SPACING if cheap else spacing
 
 
 #: The lower bound's grid is at most this many times coarser than the upper bound's,

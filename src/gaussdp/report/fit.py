@@ -144,11 +144,6 @@ def _test_arrays(steep: _steep.SteepCurve, directions: list[_steep.Direction]) -
     return [group for group in groups if group[0].size]
 
 
-def _test_groups(steep: _steep.SteepCurve, directions: list[_steep.Direction]) -> list[_Tests]:
-    """:func:`_test_arrays` with their blocks summarised (:class:`_Tests`)."""
-    return [_Tests.of(*group) for group in _test_arrays(steep, directions)]
-
-
 #: Curves of at most this many tests are fitted by evaluating every test at once (one call
 #: for all δ): on short runs' curves the blocks' summaries cost more than they save.
 _EVALUATE_ALL_UP_TO = 4096
