@@ -32,6 +32,7 @@ from scipy.fft import next_fast_len
 from gaussdp._validation import InvalidParameterError
 from gaussdp.pld import composition as _composition
 from gaussdp.pld.grid import GridPLD
+from gaussdp.pld.memory import REUSE_FROM_POINTS, reuse_freed_memory
 
 __all__ = ["self_compose_checkpoints"]
 
@@ -60,6 +61,8 @@ class _Transform:
             if pld.is_pessimistic
             else np.vstack([pld.p_masses, pld.tilted_q_masses])
         )
+        if length >= REUSE_FROM_POINTS:  # the arrays reuse freed pages (glibc)
+            reuse_freed_memory()
         transformed = np.fft.rfft(rows, length, axis=-1)
         with np.errstate(divide="ignore"):
             log_magnitude = np.log(np.abs(transformed))

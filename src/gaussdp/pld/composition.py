@@ -44,6 +44,7 @@ from gaussdp.pld.chernoff import (
     tilted_reach,
 )
 from gaussdp.pld.grid import GridPLD
+from gaussdp.pld.memory import REUSE_FROM_POINTS, reuse_freed_memory
 from gaussdp.pld.tilt import Tilt, reachable, tail_index
 
 __all__ = [
@@ -295,6 +296,8 @@ def _compose_row(
     large; the angles are computed there only) and inverted once; one row at
     a time, so that the peak memory is that of one transform.
     """
+    if length >= REUSE_FROM_POINTS:  # the rows' arrays reuse freed pages (glibc)
+        reuse_freed_memory()
     rows = [row_of(number, pld) for number, (pld, _) in enumerate(items)]
     # |X_j| ≤ Σ row_j: a frequency where c_i·log|X_i| is below the underflow less what the
     # others can add, c_j·log⁺(Σ row_j), underflows whatever they are; its angle is not needed.
