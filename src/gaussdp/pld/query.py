@@ -63,6 +63,14 @@ class Lattice:
     def _values(self, positions: np.ndarray) -> np.ndarray:
         return (self.first + self.step * positions) * self.spacing
 
+    def value(self, index: int) -> float:
+        """The loss at ``index`` ≥ 0, as a Python float (equal to the array's entry).
+
+        (first + step·j)·h with the integer exact in a double, rounded once:
+        the same product numpy forms, without its scalar machinery.
+        """
+        return float(self.first + self.step * index) * self.spacing
+
     def __getitem__(self, key):
         if isinstance(key, slice):
             start, stop, step = key.indices(self.size)
@@ -217,10 +225,16 @@ class Profile:
         return min(max(value, 0.0), 1.0)
 
     def _at_atom(self, j: int) -> float:
-        """δ at atom λ_j, counting the atoms above it: S_P(j+1) − e^{λ_j} S_Q(j+1), ≥ 0."""
-        with np.errstate(over="ignore"):
-            value = self.tail_p[j + 1] - np.exp(self.losses[j] + self.log_tail_q[j + 1])
-        return max(float(value), 0.0)
+        """δ at atom λ_j, counting the atoms above it: S_P(j+1) − e^{λ_j} S_Q(j+1), ≥ 0.
+
+        In scalar arithmetic (the binary search of :meth:`_first_at_or_below`
+        calls it log₂ n times per query).
+        """
+        losses = self.losses
+        loss = losses.value(j) if isinstance(losses, Lattice) else float(losses[j])
+        exponent = loss + float(self.log_tail_q[j + 1])
+        second = math.exp(exponent) if exponent < 709.0 else math.inf
+        return max(float(self.tail_p[j + 1]) - second, 0.0)
 
     def _first_at_or_below(self, target: float) -> int:
         """The first atom j with δ(λ_j) ≤ ``target`` (δ at the atoms is non-increasing).
