@@ -58,7 +58,10 @@ class RandomAllocation(Mechanism):
     allocation (Feldman & Shenfeld 2025, Lemma 3.2) and from below by the law
     of the sum statistic Σᵢ Yᵢ under the k-subset pair
     (:func:`gaussdp.pld.allocation.allocation_parts`), and says so with every
-    result (the gap is not numerical). Other inner mechanisms and replace-one
+    result (the gap is not numerical). Any basic inner mechanism (Laplace,
+    DiscreteGaussian, RandomizedResponse, PureDP, ApproxDP) is accounted the
+    same way, through its privacy loss: the Yᵢ are e^{ℓ(xᵢ)} (Feldman &
+    Shenfeld, arXiv 2602.17284). Other inner mechanisms and replace-one
     neighbouring are refused by the accountant.
 
     Parameters

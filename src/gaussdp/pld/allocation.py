@@ -1,4 +1,4 @@
-"""Random allocation (balls-in-bins) of a Gaussian mechanism, bracketed by two discrete pairs.
+"""Random allocation (balls-in-bins) of a basic mechanism, bracketed by two discrete pairs.
 
 One epoch of ``RandomAllocation(Gaussian(σ, Δ), t)`` (each record in exactly
 one of the t steps, chosen uniformly) is accounted, under add/remove
@@ -54,6 +54,20 @@ its own certified roundings keep them bounds.
   (:func:`gaussdp.pld.composition.rounding_allowance`, the engine's own
   convention for FFT rounding).
 
+Other inner mechanisms
+----------------------
+Nothing above is particular to the Gaussian but the law of Yᵢ = e^{ℓᵢ}: for
+any basic mechanism (Laplace, randomized response, …) the coordinates are
+e^{ℓ(xᵢ)}, ℓ its privacy loss, and their cells (0, h], (h, 2h], … are the
+cells of its privacy loss distribution at the edges log(k·h), under either
+distribution (:class:`_Coordinate`; arXiv 2602.17284 computes the PLD of
+random allocation of any mechanism the same way). Mass at infinite loss (an
+(ε, δ) step) is P-mass above the grid (at +∞ in the upper pairs, left out of
+the lower ones) and, mirrored, Q-mass at Y = 0, which adds nothing to S.
+The allocation of a dominating pair dominates the allocation of the
+mechanism (each step's outputs are a post-processing of the pair's, by one
+kernel for every step), so the bounds hold for the mechanism run.
+
 Accuracy
 --------
 Both pairs err only inside cells about h/Ȳ wide in loss (Ȳ = S/t), so the
@@ -69,7 +83,7 @@ certified, only further apart (small σ).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -81,7 +95,13 @@ from gaussdp._numerics import normal_quantile_of_complement
 from gaussdp._validation import InvalidParameterError
 from gaussdp.pld.composition import rounding_allowance
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, discretise
-from gaussdp.pld.losses import REVEALS_NOTHING, AtomicLoss, BracketedLoss, GaussianLoss
+from gaussdp.pld.losses import (
+    REVEALS_NOTHING,
+    AtomicLoss,
+    BracketedLoss,
+    GaussianLoss,
+    PrivacyLoss,
+)
 
 __all__ = [
     "MAX_POINTS",
@@ -162,6 +182,107 @@ def _cell_masses(log_edges: np.ndarray, mean: float, scale: float) -> tuple[np.n
     return cells, float(sf[-1])
 
 
+@dataclass(frozen=True)
+class _Coordinate:
+    """One step's pair as the allocation sees it: Y = e^ℓ, ℓ the step's privacy loss.
+
+    ``mechanism`` (the inner mechanism, run at every step) identifies it;
+    ``loss`` is its privacy loss (remove direction; the basic mechanisms an
+    allocation runs have the same loss in both directions). Under Q the
+    coordinates are i.i.d. with the law of e^ℓ under the loss's second
+    distribution; the one carrying the record has its law under the first.
+    A Gaussian's cells are log-normal (:func:`_cell_masses`); any other
+    loss's come from its own cell masses (``interval_masses``).
+    """
+
+    mechanism: m.Mechanism
+    loss: PrivacyLoss = field(compare=False, hash=False)
+
+    @property
+    def gaussian_mu(self) -> float | None:
+        return self.loss.mu if isinstance(self.loss, GaussianLoss) else None
+
+    def cells(self, log_edges: np.ndarray) -> tuple[np.ndarray, float, np.ndarray, float, float]:
+        """P- and Q-masses of the cells of Y (0, e^{e₀}], (e^{e₀}, e^{e₁}], … and above.
+
+        Returns (P cells, P above, Q cells, Q above, Q-mass at Y = 0); P's
+        mass at infinite loss is above, Q's at −∞ loss (where P has none) is
+        at Y = 0.
+        """
+        mu = self.gaussian_mu
+        if mu is not None:
+            half = 0.5 * mu * mu
+            y_cells, y_over = _cell_masses(log_edges, -half, mu)
+            x_cells, x_over = _cell_masses(log_edges, half, mu)
+            return x_cells, x_over, y_cells, y_over, 0.0
+        p, q = self.loss.interval_masses(log_edges)
+        n = log_edges.size
+        x_over = float(p[n]) + float(self.loss.infinity_mass)
+        y_over = float(q[n])
+        at_zero = max(1.0 - math.fsum(q), 0.0)  # Q's mass at −∞ loss, where P has none
+        return p[:n], min(x_over, 1.0), q[:n], y_over, at_zero
+
+    def top(self, steps: int) -> float:
+        """Y_max with P(X > Y_max) + (t − 1)·Q(Y > Y_max) ≤ :data:`COORDINATE_TAIL`."""
+        mu = self.gaussian_mu
+        share = COORDINATE_TAIL / 2.0
+        if mu is not None:
+            half = 0.5 * mu * mu
+            return math.exp(
+                max(
+                    half + mu * float(normal_quantile_of_complement(share)),
+                    -half + mu * float(normal_quantile_of_complement(share / max(steps - 1, 1))),
+                )
+            )
+        high = max(self.loss.support(share)[1], self.loss.support(share / max(steps - 1, 1))[1])
+        # a little above, so that an atom at the top of the support is inside the grid
+        return math.exp(high) * (1.0 + 1e-9)
+
+    def finest(self, steps: int) -> float | None:
+        """The coarsest h with Q(S ≤ t·h) ≤ :data:`_LOW_TAIL` (None: no h reaches it).
+
+        S ≤ t·h needs every Yᵢ ≤ t·h, of Q-probability Q(Y ≤ t·h)^t.
+        """
+        level = math.exp(math.log(_LOW_TAIL) / steps)
+        mu = self.gaussian_mu
+        if mu is not None:
+            z = float(special.ndtri(level))
+            return math.exp(mu * z - 0.5 * mu * mu) / steps
+
+        at_zero = self.cells(np.array([0.0]))[4]
+
+        def below(loss: float) -> float:  # Q(ℓ ≤ loss), with Q's mass at −∞
+            (_, _), (_, cdf_q) = self.loss.tails(np.array([loss]))
+            return float(cdf_q[0]) + at_zero
+
+        low, high = self.loss.support(min(level, 1e-3) * 1e-3)
+        low -= 1.0
+        if below(low) > level:
+            return None
+        for _ in range(100):  # the largest loss with Q(ℓ ≤ loss) ≤ level
+            middle = 0.5 * (low + high)
+            if below(middle) <= level:
+                low = middle
+            else:
+                high = middle
+            if high - low <= 1e-12 * max(1.0, abs(low)):
+                break
+        return math.exp(low) / steps
+
+    def spread(self, steps: int) -> float:
+        """The standard deviation of Ȳ = S/t under Q: √((E_Q[Y²] − 1)/t) = √((E_P[Y] − 1)/t)."""
+        mu = self.gaussian_mu
+        if mu is not None:
+            return math.sqrt(math.expm1(mu * mu) / steps)
+        low, high = self.loss.support(1e-12)
+        edges = np.linspace(low, max(high, low + 1e-9), 2001)
+        p, _ = self.loss.interval_masses(edges)
+        # each cell at its upper edge (the last at the top): E_P[e^ℓ] from above
+        values = np.exp(np.append(edges, edges[-1]))
+        second_moment = float(np.sum(p * values))
+        return math.sqrt(max(second_moment - 1.0, 1e-12) / steps)
+
+
 def _blocks(masses: np.ndarray, spacing: float) -> tuple[np.ndarray, np.ndarray]:
     """Masses on k·h summed over blocks of geometrically growing width, and each block's top.
 
@@ -235,37 +356,23 @@ def _trim_up(masses: np.ndarray, tail: float) -> tuple[int, np.ndarray, float]:
     return first, kept, above
 
 
-def _coordinate_top(mu: float, steps: int) -> float:
-    """Y_max with P(X > Y_max) + (t − 1)·Q(Y > Y_max) ≤ :data:`COORDINATE_TAIL`."""
-    half = 0.5 * mu * mu
-    share = COORDINATE_TAIL / 2.0
-    return math.exp(
-        max(
-            half + mu * float(normal_quantile_of_complement(share)),
-            -half + mu * float(normal_quantile_of_complement(share / max(steps - 1, 1))),
-        )
-    )
-
-
-def _laws(mu: float, steps: int, spacing: float, shifted: int = 1) -> _Laws:
+def _laws(coordinate: _Coordinate, steps: int, spacing: float, shifted: int = 1) -> _Laws:
     """The P- and Q-laws of S_c for one epoch (``spacing`` coarsened to fit the cap).
 
     Under P, ``shifted`` coordinates carry the record (k-out-of-t allocation);
     the wrap bounds ``wrap_p`` and the rounding of the P-law are those of one
     shifted coordinate, which only the upper pairs read (``shifted = 1``).
     """
-    half = 0.5 * mu * mu
-    coordinate_top = _coordinate_top(mu, steps)
-    extent = _circle_extent(mu, steps, coordinate_top, spacing)  # the bulk of S as well
+    coordinate_top = coordinate.top(steps)
+    extent = _circle_extent(coordinate, steps, coordinate_top, spacing)  # the bulk of S as well
     extent += (shifted - 1) * coordinate_top  # the other shifted coordinates' room
     if math.ceil(extent / spacing) + 1 > MAX_POINTS:
         spacing = extent / (MAX_POINTS - 1)
     count = math.ceil(coordinate_top / spacing)  # coordinate grid h, 2h, …, count·h
     log_edges = np.log(np.arange(1, count + 1) * spacing)
     # cells (0, h] → h (index 1), (jh, (j+1)h] → (j+1)h; above count·h: "over"
-    y_cells, y_over = _cell_masses(log_edges, -half, mu)
-    x_cells, x_over = _cell_masses(log_edges, half, mu)
-    tops, y_blocks = _blocks(np.concatenate([[0.0], y_cells[:count]]), spacing)
+    x_cells, x_over, y_cells, y_over, y_zero = coordinate.cells(log_edges)
+    tops, y_blocks = _blocks(np.concatenate([[y_zero], y_cells[:count]]), spacing)
     _, x_blocks = _blocks(np.concatenate([[0.0], x_cells[:count]]), spacing)
     while True:
         length = scipy_fft.next_fast_len(max(math.ceil(extent / spacing) + 1, count + 2), True)
@@ -277,6 +384,7 @@ def _laws(mu: float, steps: int, spacing: float, shifted: int = 1) -> _Laws:
         extent *= 1.5
     y = np.zeros(length)
     x = np.zeros(length)
+    y[0] = y_zero  # coordinates Q gives where P has no mass: Y = 0, nothing added to S
     y[1 : count + 1] = y_cells[:count]
     x[1 : count + 1] = x_cells[:count]
     del y_cells, x_cells
@@ -300,7 +408,9 @@ def _laws(mu: float, steps: int, spacing: float, shifted: int = 1) -> _Laws:
     )
 
 
-def _circle_extent(mu: float, steps: int, coordinate_top: float, spacing: float) -> float:
+def _circle_extent(
+    coordinate: _Coordinate, steps: int, coordinate_top: float, spacing: float
+) -> float:
     """A length (in units of Y) beyond which S_c has P-mass ≤ _WRAP_TAIL, planned coarsely.
 
     Only a plan, on a grid no finer than ``spacing``: the bound that is
@@ -308,11 +418,9 @@ def _circle_extent(mu: float, steps: int, coordinate_top: float, spacing: float)
     """
     coarse = max(coordinate_top / 16384, spacing)
     count = math.ceil(coordinate_top / coarse)
-    half = 0.5 * mu * mu
     log_edges = np.log(np.arange(1, count + 1) * coarse)
-    y_cells, _ = _cell_masses(log_edges, -half, mu)
-    x_cells, _ = _cell_masses(log_edges, half, mu)
-    tops, y = _blocks(np.concatenate([[0.0], y_cells[:count]]), coarse)
+    x_cells, _, y_cells, _, y_zero = coordinate.cells(log_edges)
+    tops, y = _blocks(np.concatenate([[y_zero], y_cells[:count]]), coarse)
     _, x = _blocks(np.concatenate([[0.0], x_cells[:count]]), coarse)
     extent = coordinate_top + 2.0 * steps
     while _wrap_bound(tops, x, y, steps - 1, extent) > _WRAP_TAIL:
@@ -472,8 +580,10 @@ def _pairs(laws: _Laws, steps: int) -> tuple[BracketedLoss, BracketedLoss]:
 
 
 @lru_cache(maxsize=4)
-def _bracketed(mu: float, steps: int, spacing: float) -> tuple[BracketedLoss, BracketedLoss]:
-    return _pairs(_laws(mu, steps, spacing), steps)
+def _bracketed(
+    coordinate: _Coordinate, steps: int, spacing: float
+) -> tuple[BracketedLoss, BracketedLoss]:
+    return _pairs(_laws(coordinate, steps, spacing), steps)
 
 
 def gaussian_allocation_losses(
@@ -505,59 +615,63 @@ def gaussian_allocation_losses(
     >>> bool(remove.upper.sf(0.1)[0] >= remove.lower.sf(0.1)[0])
     True
     """
-    mu, steps = float(mu), int(steps)
-    spacing = min(float(spacing), _finest_needed(mu, steps))
-    extent = _circle_extent(mu, steps, _coordinate_top(mu, steps), spacing)
-    spacing = max(spacing, extent / (MAX_POINTS - 1))
-    return _bracketed(mu, steps, spacing)
+    mu = float(mu)
+    coordinate = _Coordinate(m.Gaussian(1.0 / mu), GaussianLoss(mu))
+    return allocation_losses(coordinate, int(steps), spacing)
 
 
-def _finest_needed(mu: float, steps: int) -> float:
-    """The coarsest h for which Q(S ≤ t·h) ≤ :data:`_LOW_TAIL` (cells k ≤ t have a = −∞).
+def allocation_losses(
+    coordinate: _Coordinate, steps: int, spacing: float = DEFAULT_SPACING
+) -> tuple[BracketedLoss, BracketedLoss]:
+    """The bracketed (remove, add) losses of one epoch of balls-in-bins of ``coordinate``'s pair.
 
-    S ≤ t·h needs every Yᵢ ≤ t·h, of Q-probability Φ((log(th) + μ²/2)/μ)^t.
+    As :func:`gaussian_allocation_losses`, for any basic mechanism's pair
+    (:func:`coordinate_of`).
     """
-    z = float(special.ndtri(math.exp(math.log(_LOW_TAIL) / steps)))
-    return math.exp(mu * z - 0.5 * mu * mu) / steps
+    finest = coordinate.finest(steps)
+    spacing = float(spacing) if finest is None else min(float(spacing), finest)
+    extent = _circle_extent(coordinate, steps, coordinate.top(steps), spacing)
+    spacing = max(spacing, extent / (MAX_POINTS - 1))
+    return _bracketed(coordinate, steps, spacing)
 
 
-def spacing_for(loss_accuracy: float | None, mu: float, steps: int) -> float:
+def spacing_for(loss_accuracy: float | None, coordinate: _Coordinate, steps: int) -> float:
     """The grid spacing h for a gap budget per epoch (None: :data:`DEFAULT_SPACING`).
 
     The epoch's upper and lower pairs differ by the connect-the-dots error
     of cells about h wide in loss, which moved ε by about c·h² per epoch
-    with c ≈ 0.14/s, s = √((e^{μ²} − 1)/t) the spread of the epoch's loss
-    (measured: c = 0.87 for σ = 1, t = 100; 3.3 for t = 1000; 2.6 for σ = 2,
-    t = 100; 0.55 for σ = 1, t = 10). h is chosen so that c·h² is
+    with c ≈ 0.14/s, s the spread of the epoch's loss, the standard deviation
+    of Ȳ under Q (:meth:`_Coordinate.spread`; √((e^{μ²} − 1)/t) for a
+    Gaussian; measured: c = 0.87 for σ = 1, t = 100; 3.3 for t = 1000; 2.6
+    for σ = 2, t = 100; 0.55 for σ = 1, t = 10). h is chosen so that c·h² is
     :data:`_ACCURACY_SHARE` of the budget, with c = 0.15/min(s, 0.15) (at
     least 1: the law is an asymptotic one, and few steps stray from it).
     """
     if loss_accuracy is None:
         return DEFAULT_SPACING
-    spread = math.sqrt(math.expm1(mu * mu) / steps)
-    coefficient = 0.15 / min(spread, 0.15)
+    coefficient = 0.15 / min(coordinate.spread(steps), 0.15)
     return min(math.sqrt(_ACCURACY_SHARE * loss_accuracy / coefficient), _COARSEST_SPACING)
 
 
 def random_allocation_losses(
-    mechanism, neighbouring, loss_accuracy: float | None = None
+    mechanism, neighbouring, loss_accuracy: float | None = None, base_loss=None
 ) -> tuple[BracketedLoss, BracketedLoss]:
     """The (remove, add) losses of a :class:`~gaussdp.mechanisms.RandomAllocation` epoch.
 
-    Balls-in-bins (``selected = 1``) of a Gaussian mechanism under add/remove
-    neighbouring (:func:`gaussian_allocation_losses`); anything else is refused
-    in one line (``selected = steps`` never gets here: it is a plain
+    Balls-in-bins (``selected = 1``) of a basic mechanism under add/remove
+    neighbouring (:func:`allocation_losses`; ``base_loss(mechanism, 1.0)``
+    gives the inner mechanism's loss, :func:`coordinate_of`); anything else is
+    refused in one line (``selected = steps`` never gets here: it is a plain
     repetition, :meth:`RandomAllocation.expand`).
     """
-    mu = _gaussian_mu(mechanism, neighbouring)
+    coordinate = coordinate_of(mechanism, neighbouring, base_loss)
     if mechanism.selected != 1:
         raise InvalidParameterError(
             f"RandomAllocation with selected = {mechanism.selected} (1 < k < t) has no pair of "
             "its own: account it whole (gaussdp.account splits it into allocation_parts)"
         )
-    return gaussian_allocation_losses(
-        mu, mechanism.steps, spacing_for(loss_accuracy, mu, mechanism.steps)
-    )
+    steps = mechanism.steps
+    return allocation_losses(coordinate, steps, spacing_for(loss_accuracy, coordinate, steps))
 
 
 # --------------------------------------------------------------------------- k out of t
@@ -643,48 +757,70 @@ def allocation_parts(mechanism: m.RandomAllocation) -> list[tuple[m.Mechanism, i
     ]
 
 
-def _gaussian_mu(part, neighbouring) -> float:
-    """μ = Δ/σ of the Gaussian a random allocation runs; anything else refused in one line."""
+def coordinate_of(part, neighbouring, base_loss=None) -> _Coordinate:
+    """The pair a random allocation (or a part of one) runs at every step; refused in one line.
+
+    ``base_loss(mechanism, factor)`` is the loss of a basic mechanism (the
+    accountant's :func:`gaussdp.pld.dominating_pairs._base_loss`, passed down);
+    without it only a Gaussian is known here. Add/remove neighbouring only.
+    """
     if neighbouring is not m.Neighbouring.ADD_REMOVE:
         raise InvalidParameterError(
             "RandomAllocation is accounted under add/remove neighbouring only "
             f"(got neighbouring={neighbouring.value}); use Neighbouring.ADD_REMOVE"
         )
     inner = part.mechanism
-    if not isinstance(inner, m.Gaussian):
+    if isinstance(inner, m.Gaussian):
+        return _Coordinate(inner, GaussianLoss(inner.sensitivity / inner.sigma))
+    allowed = (
+        "a basic mechanism (Gaussian, Laplace, DiscreteGaussian, RandomizedResponse, PureDP "
+        "or ApproxDP)"
+    )
+    if base_loss is None or not _is_basic(inner):
         raise InvalidParameterError(
-            "mechanism of a RandomAllocation must be a Gaussian mechanism, got "
-            f"{type(inner).__name__}: only the Gaussian's allocated pair is accounted"
+            f"mechanism of a RandomAllocation must be {allowed}, got {type(inner).__name__}"
         )
-    return inner.sensitivity / inner.sigma
+    return _Coordinate(inner, base_loss(inner, 1.0))
+
+
+def _is_basic(mechanism) -> bool:
+    """Whether ``mechanism`` is one step of noise on one query (its loss the same both ways)."""
+    return isinstance(
+        mechanism,
+        (m.Gaussian, m.Laplace, m.DiscreteGaussian, m.RandomizedResponse, m.PureDP, m.ApproxDP),
+    )
 
 
 @lru_cache(maxsize=4)
-def _sum_statistic(mu: float, steps: int, selected: int, spacing: float):
-    remove, add = _lower_pairs(_laws(mu, steps, spacing, shifted=selected))
+def _sum_statistic(coordinate: _Coordinate, steps: int, selected: int, spacing: float):
+    remove, add = _lower_pairs(_laws(coordinate, steps, spacing, shifted=selected))
     width = min(_FINE_GRID, spacing / 10.0)
     return _on_fine_grid(remove, OPTIMISTIC, width), _on_fine_grid(add, OPTIMISTIC, width)
 
 
 def part_losses(
-    part, neighbouring, loss_accuracy: float | None = None
+    part, neighbouring, loss_accuracy: float | None = None, base_loss=None
 ) -> tuple[BracketedLoss, BracketedLoss]:
     """The (remove, add) losses of a part of k-out-of-t allocation (:func:`allocation_parts`)."""
-    mu = _gaussian_mu(part, neighbouring)
+    coordinate = coordinate_of(part, neighbouring, base_loss)
     if isinstance(part, AllocationBlock):
         if part.steps == 1:  # 1 out of 1: the mechanism itself
-            uppers = (GaussianLoss(mu), GaussianLoss(mu))
+            uppers = (coordinate.loss, coordinate.loss)
         else:
-            spacing = spacing_for(loss_accuracy, mu, part.steps)
-            uppers = tuple(p.upper for p in gaussian_allocation_losses(mu, part.steps, spacing))
+            spacing = spacing_for(loss_accuracy, coordinate, part.steps)
+            uppers = tuple(p.upper for p in allocation_losses(coordinate, part.steps, spacing))
         return tuple(  # type: ignore[return-value]
             BracketedLoss(upper=u, lower=REVEALS_NOTHING, caveat=K_OUT_OF_T_CAVEAT) for u in uppers
         )
-    spacing = min(spacing_for(loss_accuracy, mu, part.steps), _finest_needed(mu, part.steps))
-    extent = _circle_extent(mu, part.steps, _coordinate_top(mu, part.steps), spacing)
-    extent += (part.selected - 1) * _coordinate_top(mu, part.steps)
+    spacing = spacing_for(loss_accuracy, coordinate, part.steps)
+    finest = coordinate.finest(part.steps)
+    if finest is not None:
+        spacing = min(spacing, finest)
+    top = coordinate.top(part.steps)
+    extent = _circle_extent(coordinate, part.steps, top, spacing)
+    extent += (part.selected - 1) * top
     spacing = max(spacing, extent / (MAX_POINTS - 1))
-    lowers = _sum_statistic(mu, part.steps, part.selected, spacing)
+    lowers = _sum_statistic(coordinate, part.steps, part.selected, spacing)
     return tuple(  # type: ignore[return-value]
         BracketedLoss(upper=REVEALS_NOTHING, lower=low, caveat=K_OUT_OF_T_CAVEAT) for low in lowers
     )

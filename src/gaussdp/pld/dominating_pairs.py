@@ -167,9 +167,11 @@ def dominating_losses(
     their upper and lower losses may be (None: the module's default).
     """
     if isinstance(mechanism, m.RandomAllocation):
-        return allocation.random_allocation_losses(mechanism, neighbouring, loss_accuracy)
+        return allocation.random_allocation_losses(
+            mechanism, neighbouring, loss_accuracy, base_loss=_base_loss
+        )
     if isinstance(mechanism, (allocation.AllocationBlock, allocation.AllocationSumStatistic)):
-        return allocation.part_losses(mechanism, neighbouring, loss_accuracy)
+        return allocation.part_losses(mechanism, neighbouring, loss_accuracy, base_loss=_base_loss)
     if isinstance(mechanism, guarantees.HANDLED):
         return guarantees.dominating_losses(mechanism, neighbouring, tradeoff_of=tradeoff_of)
     if isinstance(mechanism, m.Shuffled):  # a bracket: no amplification / Chua et al.
