@@ -70,6 +70,18 @@ class _Draw:
         orders = sorted(rng.sample([1.5, 2.0, 3.0, 4.0, 8.0, 16.0, 32.0, 64.0], 3))
         return g.RenyiDP(tuple(orders), tuple(rng.uniform(0.01, 1.0) * a for a in orders))
 
+    def basic(self):
+        """A basic mechanism other than the Gaussian (what a random allocation may run)."""
+        g, rng = self.g, self.rng
+        kind = rng.choice(["laplace", "pure", "rr", "approx"])
+        if kind == "laplace":
+            return g.Laplace(rng.uniform(0.5, 10.0))
+        if kind == "pure":
+            return g.PureDP(rng.uniform(0.01, 2.0))
+        if kind == "rr":
+            return g.RandomizedResponse(rng.uniform(0.01, 2.0))
+        return g.ApproxDP(rng.uniform(0.01, 1.5), 10.0 ** rng.uniform(-12.0, -6.0))
+
     def mechanism(self, depth: int = 0):
         g, rng = self.g, self.rng
         kinds = ["leaf", "repeated", "poisson", "composition", "without", "allocation"]
@@ -90,7 +102,8 @@ class _Draw:
             return g.Composition([self.mechanism(depth + 1) for _ in range(rng.randint(2, 3))])
         if kind == "allocation":
             steps = rng.randint(2, 100)
-            allocation = g.RandomAllocation(self.gaussian(), steps, rng.choice([1, 1, 2]))
+            inner = rng.choice([self.gaussian(), self.gaussian(), self.basic()])
+            allocation = g.RandomAllocation(inner, steps, rng.choice([1, 1, 2]))
             return g.Repeated(allocation, rng.randint(1, 4))
         if kind == "truncated":
             size, q = rng.randint(100, 20_000), 10.0 ** rng.uniform(-2.5, -0.5)
