@@ -55,25 +55,19 @@ class _Draw:
         kind = rng.choice(["gaussian", "laplace", "pure", "rr", "zcdp", "approx", "gdp", "rdp"])
         if kind == "gaussian":
             return self.gaussian()
-        if kind == "laplace":
-            return g.Laplace(rng.uniform(0.5, 10.0))
-        if kind == "pure":
-            return g.PureDP(rng.uniform(0.01, 2.0))
-        if kind == "rr":
-            return g.RandomizedResponse(rng.uniform(0.01, 2.0))
+        if kind in ("laplace", "pure", "rr", "approx"):
+            return self.basic(kind)
         if kind == "zcdp":
             return g.ZCDP(rng.uniform(0.001, 0.5))
-        if kind == "approx":
-            return g.ApproxDP(rng.uniform(0.01, 1.5), 10.0 ** rng.uniform(-12.0, -6.0))
         if kind == "gdp":
             return g.GDP(rng.uniform(0.01, 3.0))
         orders = sorted(rng.sample([1.5, 2.0, 3.0, 4.0, 8.0, 16.0, 32.0, 64.0], 3))
         return g.RenyiDP(tuple(orders), tuple(rng.uniform(0.01, 1.0) * a for a in orders))
 
-    def basic(self):
+    def basic(self, kind=None):
         """A basic mechanism other than the Gaussian (what a random allocation may run)."""
         g, rng = self.g, self.rng
-        kind = rng.choice(["laplace", "pure", "rr", "approx"])
+        kind = kind or rng.choice(["laplace", "pure", "rr", "approx"])
         if kind == "laplace":
             return g.Laplace(rng.uniform(0.5, 10.0))
         if kind == "pure":
