@@ -391,14 +391,15 @@ def test_laplace_allocation_of_two_steps_brackets_a_quadrature():
     assert upper - lower <= 1e-5 * exact
 
 
-# Atoms of the inner loss (pure DP, Laplace) leave some gaps above the accuracy: said in
+# Atoms of the inner loss (pure DP, Laplace) can leave a gap above the accuracy: said in
 # an AccuracyWarning, not what this test is about.
 @pytest.mark.filterwarnings("ignore::gaussdp.accountant.AccuracyWarning")
 def test_other_inner_mechanisms_are_ordered_monotone_and_compose():
     # Laplace, a pure and an approximate DP step: lower ≤ upper; more noise and more
-    # steps per epoch never make ε larger; k out of t and several epochs compose.
+    # steps per epoch never make ε larger; k out of t and several epochs compose. At a
+    # coarse accuracy (the orderings hold at any: every bound is certified).
     def bounds(mechanism):
-        return account(mechanism).epsilon_bounds(1e-5)
+        return account(mechanism, accuracy=1e-3).epsilon_bounds(1e-5)
 
     for inner, noisier in [
         (Laplace(1.0), Laplace(2.0)),
