@@ -60,10 +60,11 @@ Nothing above is particular to the Gaussian but the law of Yᵢ = e^{ℓᵢ}: fo
 any basic mechanism (Laplace, randomized response, …) the coordinates are
 e^{ℓ(xᵢ)}, ℓ its privacy loss, and their cells (0, h], (h, 2h], … are the
 cells of its privacy loss distribution at the edges log(k·h), under either
-distribution (:class:`_Coordinate`; arXiv 2602.17284 computes the PLD of
-random allocation of any mechanism the same way). Mass at infinite loss (an
-(ε, δ) step) is P-mass above the grid (at +∞ in the upper pairs, left out of
-the lower ones) and, mirrored, Q-mass at Y = 0, which adds nothing to S.
+distribution (:class:`~gaussdp.pld.allocation_coordinate.Coordinate`; arXiv
+2602.17284 computes the PLD of random allocation of any mechanism the same
+way). Mass at infinite loss (an (ε, δ) step) is P-mass above the grid (at +∞
+in the upper pairs, left out of the lower ones) and, mirrored, Q-mass at
+Y = 0, which adds nothing to S.
 The allocation of a dominating pair dominates the allocation of the
 mechanism (each step's outputs are a post-processing of the pair's, by one
 kernel for every step), so the bounds hold for the mechanism run.
@@ -83,7 +84,7 @@ certified, only further apart (small σ).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -91,17 +92,11 @@ from scipy import fft as scipy_fft
 from scipy import special
 
 from gaussdp import mechanisms as m
-from gaussdp._numerics import normal_quantile_of_complement
 from gaussdp._validation import InvalidParameterError
+from gaussdp.pld.allocation_coordinate import Coordinate
 from gaussdp.pld.composition import rounding_allowance
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, discretise
-from gaussdp.pld.losses import (
-    REVEALS_NOTHING,
-    AtomicLoss,
-    BracketedLoss,
-    GaussianLoss,
-    PrivacyLoss,
-)
+from gaussdp.pld.losses import REVEALS_NOTHING, AtomicLoss, BracketedLoss, GaussianLoss
 
 __all__ = [
     "MAX_POINTS",
@@ -118,12 +113,8 @@ MAX_POINTS = 2**23
 DEFAULT_SPACING = 2e-3
 #: Share of a use's accuracy budget spent on this construction (the rest: the engine's grid).
 _ACCURACY_SHARE = 0.5
-#: Q-mass allowed on S ≤ t·h, whose add loss the upper pair puts at +∞.
-_LOW_TAIL = 1e-13
 #: Never coarser than this grid spacing.
 _COARSEST_SPACING = 0.05
-#: The P-mass, per epoch, beyond the top of the coordinate grid (counted at loss +∞).
-COORDINATE_TAIL = 1e-13
 #: The P-mass that may wrap around the FFT circle (planned; the bound carried is certified).
 _WRAP_TAIL = 1e-13
 #: The loss grid the pairs are handed to the engine on (at most; finer for fine h).
@@ -161,126 +152,6 @@ class _Laws:
     wrap_p: float
     wrap_q: float
     rounding: float
-
-
-def _cell_masses(log_edges: np.ndarray, mean: float, scale: float) -> tuple[np.ndarray, float]:
-    """Masses of N(mean, scale²) on (−∞, e₀], (e₀, e₁], …, and above the last edge.
-
-    Each cell is a difference of lower tails below the median and of upper
-    tails above it, so that both tails keep their relative accuracy.
-    """
-    z = (log_edges - mean) / scale
-    small = special.ndtr(-np.abs(z))  # the smaller tail at each edge
-    below = z <= 0.0
-    cdf = np.where(below, small, 1.0 - small)
-    sf = np.where(below, 1.0 - small, small)
-    cells = np.empty(z.size)
-    cells[0] = cdf[0]
-    both_below = below[1:] & below[:-1]
-    cells[1:] = np.where(both_below, cdf[1:] - cdf[:-1], sf[:-1] - sf[1:])
-    np.maximum(cells, 0.0, out=cells)
-    return cells, float(sf[-1])
-
-
-@dataclass(frozen=True)
-class _Coordinate:
-    """One step's pair as the allocation sees it: Y = e^ℓ, ℓ the step's privacy loss.
-
-    ``mechanism`` (the inner mechanism, run at every step) identifies it;
-    ``loss`` is its privacy loss (remove direction; the basic mechanisms an
-    allocation runs have the same loss in both directions). Under Q the
-    coordinates are i.i.d. with the law of e^ℓ under the loss's second
-    distribution; the one carrying the record has its law under the first.
-    A Gaussian's cells are log-normal (:func:`_cell_masses`); any other
-    loss's come from its own cell masses (``interval_masses``).
-    """
-
-    mechanism: m.Mechanism
-    loss: PrivacyLoss = field(compare=False, hash=False)
-
-    @property
-    def gaussian_mu(self) -> float | None:
-        return self.loss.mu if isinstance(self.loss, GaussianLoss) else None
-
-    def cells(self, log_edges: np.ndarray) -> tuple[np.ndarray, float, np.ndarray, float, float]:
-        """P- and Q-masses of the cells of Y (0, e^{e₀}], (e^{e₀}, e^{e₁}], … and above.
-
-        Returns (P cells, P above, Q cells, Q above, Q-mass at Y = 0); P's
-        mass at infinite loss is above, Q's at −∞ loss (where P has none) is
-        at Y = 0.
-        """
-        mu = self.gaussian_mu
-        if mu is not None:
-            half = 0.5 * mu * mu
-            y_cells, y_over = _cell_masses(log_edges, -half, mu)
-            x_cells, x_over = _cell_masses(log_edges, half, mu)
-            return x_cells, x_over, y_cells, y_over, 0.0
-        p, q = self.loss.interval_masses(log_edges)
-        n = log_edges.size
-        x_over = float(p[n]) + float(self.loss.infinity_mass)
-        y_over = float(q[n])
-        at_zero = max(1.0 - math.fsum(q), 0.0)  # Q's mass at −∞ loss, where P has none
-        return p[:n], min(x_over, 1.0), q[:n], y_over, at_zero
-
-    def top(self, steps: int) -> float:
-        """Y_max with P(X > Y_max) + (t − 1)·Q(Y > Y_max) ≤ :data:`COORDINATE_TAIL`."""
-        mu = self.gaussian_mu
-        share = COORDINATE_TAIL / 2.0
-        if mu is not None:
-            half = 0.5 * mu * mu
-            return math.exp(
-                max(
-                    half + mu * float(normal_quantile_of_complement(share)),
-                    -half + mu * float(normal_quantile_of_complement(share / max(steps - 1, 1))),
-                )
-            )
-        high = max(self.loss.support(share)[1], self.loss.support(share / max(steps - 1, 1))[1])
-        # a little above, so that an atom at the top of the support is inside the grid
-        return math.exp(high) * (1.0 + 1e-9)
-
-    def finest(self, steps: int) -> float | None:
-        """The coarsest h with Q(S ≤ t·h) ≤ :data:`_LOW_TAIL` (None: no h reaches it).
-
-        S ≤ t·h needs every Yᵢ ≤ t·h, of Q-probability Q(Y ≤ t·h)^t.
-        """
-        level = math.exp(math.log(_LOW_TAIL) / steps)
-        mu = self.gaussian_mu
-        if mu is not None:
-            z = float(special.ndtri(level))
-            return math.exp(mu * z - 0.5 * mu * mu) / steps
-
-        at_zero = self.cells(np.array([0.0]))[4]
-
-        def below(loss: float) -> float:  # Q(ℓ ≤ loss), with Q's mass at −∞
-            (_, _), (_, cdf_q) = self.loss.tails(np.array([loss]))
-            return float(cdf_q[0]) + at_zero
-
-        low, high = self.loss.support(min(level, 1e-3) * 1e-3)
-        low -= 1.0
-        if below(low) > level:
-            return None
-        for _ in range(100):  # the largest loss with Q(ℓ ≤ loss) ≤ level
-            middle = 0.5 * (low + high)
-            if below(middle) <= level:
-                low = middle
-            else:
-                high = middle
-            if high - low <= 1e-12 * max(1.0, abs(low)):
-                break
-        return math.exp(low) / steps
-
-    def spread(self, steps: int) -> float:
-        """The standard deviation of Ȳ = S/t under Q: √((E_Q[Y²] − 1)/t) = √((E_P[Y] − 1)/t)."""
-        mu = self.gaussian_mu
-        if mu is not None:
-            return math.sqrt(math.expm1(mu * mu) / steps)
-        low, high = self.loss.support(1e-12)
-        edges = np.linspace(low, max(high, low + 1e-9), 2001)
-        p, _ = self.loss.interval_masses(edges)
-        # each cell at its upper edge (the last at the top): E_P[e^ℓ] from above
-        values = np.exp(np.append(edges, edges[-1]))
-        second_moment = float(np.sum(p * values))
-        return math.sqrt(max(second_moment - 1.0, 1e-12) / steps)
 
 
 def _blocks(masses: np.ndarray, spacing: float) -> tuple[np.ndarray, np.ndarray]:
@@ -356,7 +227,7 @@ def _trim_up(masses: np.ndarray, tail: float) -> tuple[int, np.ndarray, float]:
     return first, kept, above
 
 
-def _laws(coordinate: _Coordinate, steps: int, spacing: float, shifted: int = 1) -> _Laws:
+def _laws(coordinate: Coordinate, steps: int, spacing: float, shifted: int = 1) -> _Laws:
     """The P- and Q-laws of S_c for one epoch (``spacing`` coarsened to fit the cap).
 
     Under P, ``shifted`` coordinates carry the record (k-out-of-t allocation);
@@ -409,7 +280,7 @@ def _laws(coordinate: _Coordinate, steps: int, spacing: float, shifted: int = 1)
 
 
 def _circle_extent(
-    coordinate: _Coordinate, steps: int, coordinate_top: float, spacing: float
+    coordinate: Coordinate, steps: int, coordinate_top: float, spacing: float
 ) -> float:
     """A length (in units of Y) beyond which S_c has P-mass ≤ _WRAP_TAIL, planned coarsely.
 
@@ -581,7 +452,7 @@ def _pairs(laws: _Laws, steps: int) -> tuple[BracketedLoss, BracketedLoss]:
 
 @lru_cache(maxsize=4)
 def _bracketed(
-    coordinate: _Coordinate, steps: int, spacing: float
+    coordinate: Coordinate, steps: int, spacing: float
 ) -> tuple[BracketedLoss, BracketedLoss]:
     return _pairs(_laws(coordinate, steps, spacing), steps)
 
@@ -616,12 +487,12 @@ def gaussian_allocation_losses(
     True
     """
     mu = float(mu)
-    coordinate = _Coordinate(m.Gaussian(1.0 / mu), GaussianLoss(mu))
+    coordinate = Coordinate(m.Gaussian(1.0 / mu), GaussianLoss(mu))
     return allocation_losses(coordinate, int(steps), spacing)
 
 
 def allocation_losses(
-    coordinate: _Coordinate, steps: int, spacing: float = DEFAULT_SPACING
+    coordinate: Coordinate, steps: int, spacing: float = DEFAULT_SPACING
 ) -> tuple[BracketedLoss, BracketedLoss]:
     """The bracketed (remove, add) losses of one epoch of balls-in-bins of ``coordinate``'s pair.
 
@@ -635,14 +506,14 @@ def allocation_losses(
     return _bracketed(coordinate, steps, spacing)
 
 
-def spacing_for(loss_accuracy: float | None, coordinate: _Coordinate, steps: int) -> float:
+def spacing_for(loss_accuracy: float | None, coordinate: Coordinate, steps: int) -> float:
     """The grid spacing h for a gap budget per epoch (None: :data:`DEFAULT_SPACING`).
 
     The epoch's upper and lower pairs differ by the connect-the-dots error
     of cells about h wide in loss, which moved ε by about c·h² per epoch
     with c ≈ 0.14/s, s the spread of the epoch's loss, the standard deviation
-    of Ȳ under Q (:meth:`_Coordinate.spread`; √((e^{μ²} − 1)/t) for a
-    Gaussian; measured: c = 0.87 for σ = 1, t = 100; 3.3 for t = 1000; 2.6
+    of Ȳ under Q (:meth:`~gaussdp.pld.allocation_coordinate.Coordinate.spread`;
+    √((e^{μ²} − 1)/t) for a Gaussian; measured: c = 0.87 for σ = 1, t = 100; 3.3 for t = 1000; 2.6
     for σ = 2, t = 100; 0.55 for σ = 1, t = 10). h is chosen so that c·h² is
     :data:`_ACCURACY_SHARE` of the budget, with c = 0.15/min(s, 0.15) (at
     least 1: the law is an asymptotic one, and few steps stray from it).
@@ -757,7 +628,7 @@ def allocation_parts(mechanism: m.RandomAllocation) -> list[tuple[m.Mechanism, i
     ]
 
 
-def coordinate_of(part, neighbouring, base_loss=None) -> _Coordinate:
+def coordinate_of(part, neighbouring, base_loss=None) -> Coordinate:
     """The pair a random allocation (or a part of one) runs at every step; refused in one line.
 
     ``base_loss(mechanism, factor)`` is the loss of a basic mechanism (the
@@ -771,7 +642,7 @@ def coordinate_of(part, neighbouring, base_loss=None) -> _Coordinate:
         )
     inner = part.mechanism
     if isinstance(inner, m.Gaussian):
-        return _Coordinate(inner, GaussianLoss(inner.sensitivity / inner.sigma))
+        return Coordinate(inner, GaussianLoss(inner.sensitivity / inner.sigma))
     allowed = (
         "a basic mechanism (Gaussian, Laplace, DiscreteGaussian, RandomizedResponse, PureDP "
         "or ApproxDP)"
@@ -780,7 +651,7 @@ def coordinate_of(part, neighbouring, base_loss=None) -> _Coordinate:
         raise InvalidParameterError(
             f"mechanism of a RandomAllocation must be {allowed}, got {type(inner).__name__}"
         )
-    return _Coordinate(inner, base_loss(inner, 1.0))
+    return Coordinate(inner, base_loss(inner, 1.0))
 
 
 def _is_basic(mechanism) -> bool:
@@ -792,7 +663,7 @@ def _is_basic(mechanism) -> bool:
 
 
 @lru_cache(maxsize=4)
-def _sum_statistic(coordinate: _Coordinate, steps: int, selected: int, spacing: float):
+def _sum_statistic(coordinate: Coordinate, steps: int, selected: int, spacing: float):
     remove, add = _lower_pairs(_laws(coordinate, steps, spacing, shifted=selected))
     width = min(_FINE_GRID, spacing / 10.0)
     return _on_fine_grid(remove, OPTIMISTIC, width), _on_fine_grid(add, OPTIMISTIC, width)
