@@ -8,6 +8,7 @@ subsampling fails if the accountant accounted balls-in-bins as Poisson
 sampling with q = 1/t.
 """
 
+import itertools
 import math
 
 import mpmath
@@ -347,6 +348,46 @@ def test_randomized_response_allocation_brackets_the_exact_binomial_law(steps):
         assert lower <= exact <= upper
         assert upper <= exact * 1.01 + 1e-9
         assert abs(float(poisson.delta(epsilon)) - exact) > 1e-3 * exact
+
+
+def _approximate_dp_allocation_deltas(epsilon0, delta0, steps, epsilon):
+    """Both directions' δ(ε) of balls-in-bins of an (ε₀, δ₀)-DP step, by enumeration (mpmath).
+
+    The step's pair is randomized response with δ₀ split off: under Q, Y = 0 with mass
+    δ₀ (Q where P has none), e^{∓ε₀} with (1 − δ₀)·(e^{ε₀}, 1)/(1 + e^{ε₀}); under P,
+    Y = ∞ with mass δ₀ and the mirror. Every outcome of the t coordinates is listed.
+    """
+    with mpmath.workdps(40):
+        e0, d0 = mpmath.e ** mpmath.mpf(epsilon0), mpmath.mpf(delta0)
+        q_law = [d0, (1 - d0) * e0 / (1 + e0), (1 - d0) / (1 + e0), 0]  # Y = 0, e^-ε0, e^ε0, ∞
+        p_law = [0, (1 - d0) / (1 + e0), (1 - d0) * e0 / (1 + e0), d0]
+        laws: dict[tuple, list] = {}
+        for outcome in itertools.product(range(4), repeat=steps):
+            q = mpmath.fprod(q_law[c] for c in outcome)
+            p = (
+                sum(
+                    p_law[c] * mpmath.fprod(q_law[d] for j, d in enumerate(outcome) if j != i)
+                    for i, c in enumerate(outcome)
+                )
+                / steps
+            )
+            law = laws.setdefault(tuple(sorted(outcome)), [0, 0])  # S depends on the counts
+            law[0] += p
+            law[1] += q
+        scale = mpmath.e ** mpmath.mpf(epsilon)
+        remove = sum(max(p - scale * q, 0) for p, q in laws.values())
+        add = sum(max(q - scale * p, 0) for p, q in laws.values())
+        return float(remove), float(add)
+
+
+@pytest.mark.parametrize("steps", [2, 3])
+def test_approximate_dp_allocation_carries_its_infinite_losses(steps):
+    # Mass at infinite loss: P's above the grid (at +∞ in the upper pair), Q's at Y = 0.
+    accounting = account(RandomAllocation(ApproxDP(1.0, 1e-3), steps))
+    for epsilon in (0.05, 0.3, 0.8):
+        exact = max(_approximate_dp_allocation_deltas(1.0, 1e-3, steps, epsilon))
+        lower, upper = accounting.delta_bounds(epsilon)
+        assert lower <= exact <= upper <= exact + 1e-5
 
 
 def _laplace_allocation_of_two_deltas(ratio, epsilon):

@@ -102,8 +102,9 @@ __all__ = [
     "MAX_POINTS",
     "AllocationBlock",
     "AllocationSumStatistic",
+    "allocation_losses",
     "allocation_parts",
-    "gaussian_allocation_losses",
+    "coordinate_of",
     "part_losses",
 ]
 
@@ -457,15 +458,16 @@ def _bracketed(
     return _pairs(_laws(coordinate, steps, spacing), steps)
 
 
-def gaussian_allocation_losses(
-    mu: float, steps: int, spacing: float = DEFAULT_SPACING
+def allocation_losses(
+    coordinate: Coordinate, steps: int, spacing: float = DEFAULT_SPACING
 ) -> tuple[BracketedLoss, BracketedLoss]:
-    """The bracketed (remove, add) losses of one epoch of balls-in-bins with a Gaussian.
+    """The bracketed (remove, add) losses of one epoch of balls-in-bins of a basic mechanism.
 
     Parameters
     ----------
-    mu : float
-        Δ/σ of the Gaussian mechanism run at every step (finite, > 0).
+    coordinate : Coordinate
+        The mechanism run at every step, with its privacy loss
+        (:func:`coordinate_of`).
     steps : int
         t ≥ 2, the steps of the epoch (each record in exactly one).
     spacing : float
@@ -482,23 +484,12 @@ def gaussian_allocation_losses(
 
     Examples
     --------
-    >>> remove, add = gaussian_allocation_losses(0.5, 10, 0.01)
+    >>> step = Coordinate(m.Gaussian(2.0), GaussianLoss(0.5))
+    >>> remove, add = allocation_losses(step, 10, 0.01)
     >>> bool(remove.upper.sf(0.1)[0] >= remove.lower.sf(0.1)[0])
     True
     """
-    mu = float(mu)
-    coordinate = Coordinate(m.Gaussian(1.0 / mu), GaussianLoss(mu))
-    return allocation_losses(coordinate, int(steps), spacing)
-
-
-def allocation_losses(
-    coordinate: Coordinate, steps: int, spacing: float = DEFAULT_SPACING
-) -> tuple[BracketedLoss, BracketedLoss]:
-    """The bracketed (remove, add) losses of one epoch of balls-in-bins of ``coordinate``'s pair.
-
-    As :func:`gaussian_allocation_losses`, for any basic mechanism's pair
-    (:func:`coordinate_of`).
-    """
+    steps = int(steps)
     finest = coordinate.finest(steps)
     spacing = float(spacing) if finest is None else min(float(spacing), finest)
     extent = _circle_extent(coordinate, steps, coordinate.top(steps), spacing)
@@ -564,7 +555,7 @@ class AllocationBlock(m.Mechanism):
     profile of k-out-of-t random allocation is at most that of k composed
     runs of 1-out-of-⌊t/k⌋ allocation. An accounting part, made by
     :func:`allocation_parts` (never written in a file): its upper pair is
-    balls-in-bins over ``steps`` = ⌊t/k⌋ (:func:`gaussian_allocation_losses`),
+    balls-in-bins over ``steps`` = ⌊t/k⌋ (:func:`allocation_losses`),
     its lower pair reveals nothing; the lower bounds come from
     :class:`AllocationSumStatistic`, whose upper pair reveals nothing. The
     engine composes all upper pairs together and all lower pairs together, so

@@ -20,7 +20,7 @@ import numpy as np
 from scipy import special
 
 from gaussdp import mechanisms as m
-from gaussdp._numerics import normal_quantile_of_complement
+from gaussdp._numerics import monotone_root, normal_quantile_of_complement
 from gaussdp.pld.losses import GaussianLoss, PrivacyLoss
 
 __all__ = ["COORDINATE_TAIL", "LOW_TAIL", "Coordinate"]
@@ -127,15 +127,11 @@ class Coordinate:
         low -= 1.0
         if below(low) > level:
             return None
-        for _ in range(100):  # the largest loss with Q(ℓ ≤ loss) ≤ level
-            middle = 0.5 * (low + high)
-            if below(middle) <= level:
-                low = middle
-            else:
-                high = middle
-            if high - low <= 1e-12 * max(1.0, abs(low)):
-                break
-        return math.exp(low) / steps
+        if below(high) <= level:
+            return math.exp(high) / steps
+        # the largest loss with Q(ℓ ≤ loss) ≤ level (the side where it holds, as evaluated)
+        loss = monotone_root(lambda x: below(x) - level, low, high, side="low", rtol=1e-12)
+        return math.exp(loss) / steps
 
     def spread(self, steps: int) -> float:
         """The standard deviation of Ȳ = S/t under Q: √((E_Q[Y²] − 1)/t) = √((E_P[Y] − 1)/t)."""
