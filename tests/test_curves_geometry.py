@@ -77,3 +77,47 @@ def test_dropping_points_above_other_chains_keeps_the_curve(seed):
     kept = _geometry.drop_points_above_chains(chains)
     # It does drop: the chains of the larger μ lie above the smallest μ's.
     assert sum(x.size for x, _ in kept) < sum(x.size for x, _ in chains)
+
+
+def tradeoff_point_sets(seed):
+    """Candidate vertices of trade-off curves in [0, 1]², with (0, 1) and (1, 0).
+
+    Decreasing convex chains with plateaus (β rounded, as 1 − S_P is where the
+    masses fall below one ulp), repeated α, and scattered points above.
+    """
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 400))
+    alpha = rng.random(n)
+    beta = (1.0 - np.sqrt(alpha)) ** 2
+    for x, y in (
+        (alpha, np.round(beta, 2)),  # plateaus
+        (np.round(alpha, 2), beta),  # repeated α
+        (alpha, np.minimum(beta + rng.random(n) * rng.random(n), 1.0)),  # scattered above
+        (np.round(alpha, 1), np.round(beta, 1)),  # both, with points at β = 0 before α = 1
+    ):
+        yield np.concatenate([[0.0, 1.0], x]), np.concatenate([[1.0, 0.0], y])
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_dropping_dominated_points_keeps_the_hull_of_tradeoff_points(seed):
+    for x, y in tradeoff_point_sets(seed):
+        kept_x, kept_y = _geometry.drop_dominated_points(x, y)
+        expected = reference_hull(x, y, _geometry._COLLINEAR)
+        got = reference_hull(kept_x, kept_y, _geometry._COLLINEAR)
+        np.testing.assert_array_equal(got[0], expected[0])
+        np.testing.assert_array_equal(got[1], expected[1])
+        # No kept point but the last, (1, 0), is dominated by another; the last stays.
+        assert np.all(np.diff(kept_x) > 0) and np.all(np.diff(kept_y)[:-1] < 0)
+        assert (kept_x[-1], kept_y[-1]) == (1.0, 0.0)
+        # The curve built from these points is the plain hull's.
+        curve = PiecewiseLinear._from_vertices(x, y)
+        np.testing.assert_array_equal(curve.alphas, expected[0])
+        np.testing.assert_array_equal(curve.betas, expected[1])
+
+
+def test_dominated_points_are_dropped():
+    x = np.array([0.0, 0.2, 0.3, 0.3, 0.5, 0.9, 1.0])
+    y = np.array([1.0, 0.5, 0.5, 0.4, 0.6, 0.0, 0.0])
+    kept_x, kept_y = _geometry.drop_dominated_points(x, y)
+    np.testing.assert_array_equal(kept_x, [0.0, 0.2, 0.3, 0.9, 1.0])
+    np.testing.assert_array_equal(kept_y, [1.0, 0.5, 0.4, 0.0, 0.0])

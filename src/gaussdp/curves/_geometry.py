@@ -29,6 +29,7 @@ import numpy as np
 
 __all__ = [
     "compose_increasing",
+    "drop_dominated_points",
     "drop_points_above_chains",
     "lower_hull",
     "pointwise_max",
@@ -129,6 +130,33 @@ def lower_hull(x, y) -> tuple[np.ndarray, np.ndarray]:
     y = np.asarray(y, dtype=float).ravel()
     index = _lower_hull_indices(x, y, _COLLINEAR)
     return x[index], y[index]
+
+
+def drop_dominated_points(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The points (x_i, y_i) that no other point dominates, sorted by x; the last always.
+
+    A point (x, y) is dominated when another has x' ≤ x and y' ≤ y. For points
+    in [0, 1]² whose set holds (1, 0) — a trade-off function's candidate
+    vertices — no dominated point other than the last (the largest x, and
+    there the smallest y) is a vertex of the lower convex hull: the hull h is
+    non-increasing, so
+    h(x) ≤ h(x') ≤ y' ≤ y, with equality only where h is flat from x' on,
+    which for a convex non-increasing h ending at (1, 0) means y = 0, a point
+    inside the hull's last segment. Dropping them first (one sort and a
+    running minimum) leaves the hull unchanged and spares its point-by-point
+    work the plateaus that rounding makes where a profile's masses fall
+    below one ulp of 1 − S_P (σ = 0.5, q = 0.3, 50 steps: 2.2 M points, a
+    fifth of them dominated).
+    """
+    order = np.lexsort((y, x))  # by x, the smallest y first among equal x
+    if order.size == 0:
+        return x[order], y[order]
+    sorted_x, sorted_y = x[order], y[order]
+    lowest_before = np.minimum.accumulate(np.concatenate(([np.inf], sorted_y[:-1])))
+    keep = sorted_y < lowest_before
+    keep[np.searchsorted(sorted_x, sorted_x[-1], side="left")] = True  # the last, lowest
+    order = order[keep]
+    return x[order], y[order]
 
 
 # A point counts as above another chain's polygonal line only beyond this relative

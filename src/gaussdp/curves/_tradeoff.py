@@ -425,13 +425,17 @@ class PiecewiseLinear(TradeOff):
         The same curve; a point of one chain lying above the polygonal line
         through another chain's points (beyond rounding) is no hull vertex and
         is dropped before the hull (:func:`_geometry.drop_points_above_chains`),
-        which keeps the hull's point-by-point work to where chains cross.
+        which keeps the hull's point-by-point work to where chains cross; so
+        is a point that another point dominates
+        (:func:`_geometry.drop_dominated_points`).
         """
         chains = [cls._capped_points(x, y) for x, y in chains]
+        if len(chains) > 1:  # each chain's dominated points first: shorter comparisons
+            chains = [_geometry.drop_dominated_points(x, y) for x, y in chains]
         chains = _geometry.drop_points_above_chains(chains)
         x = np.concatenate([[0.0, 1.0], *(x for x, _ in chains)])
         y = np.concatenate([[1.0, 0.0], *(y for _, y in chains)])
-        hx, hy = _geometry.lower_hull(x, y)
+        hx, hy = _geometry.lower_hull(*_geometry.drop_dominated_points(x, y))
         return cls._trusted(hx, hy)
 
     @staticmethod
