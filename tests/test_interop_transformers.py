@@ -7,6 +7,7 @@ mechanism that is not (ε, 0.3)-DP for ε < 0.471); the Laplace privacy profile 
 closed form; the binomial form of pure-DP compositions.
 """
 
+import functools
 import math
 
 import mpmath
@@ -29,6 +30,7 @@ from gaussdp.pld.guarantees import (
 from tests import references
 
 
+@functools.cache  # several tests compare with the same (μ, δ)
 def epsilon_of(mu, delta):
     """ε with δ_μ(ε) = δ, by mpmath bisection."""
     return float(references.bisect(lambda e: references.gaussian_delta(mu, e) - delta, 0, 200, 200))
@@ -160,6 +162,7 @@ def test_renyi_and_zcdp_merge_on_common_orders():
     assert leaf.epsilons == pytest.approx((2 * 0.3 + 0.05 * 4 + 0.2,))
 
 
+@functools.cache  # the two tests below share their constraints and most of their x
 def exact_rdp_tpr(x, constraints):
     """Largest t with D_α(Bern(t) ‖ Bern(x)), D_α(Bern(x) ‖ Bern(t)) ≤ ε (mpmath)."""
     x = mpmath.mpf(x)
@@ -181,7 +184,7 @@ def exact_rdp_tpr(x, constraints):
 
 
 def test_rdp_curve_against_mpmath():
-    constraints = [(2.0, 0.3), (8.0, 1.0)]
+    constraints = ((2.0, 0.3), (8.0, 1.0))
     curve = rdp_tradeoff([2.0, 8.0], [0.3, 1.0])
     for x in (1e-12, 1e-6, 1e-3, 0.05, 0.3, 0.7):
         exact = exact_rdp_tpr(x, constraints)
@@ -201,7 +204,7 @@ def test_rdp_lower_bounds_read_a_curve_above_the_exact_one():
     # which lies below it: a lower bound above the truth, by the discretisation.
     from gaussdp.pld.guarantees import _rdp_tradeoff_cached
 
-    constraints = [(2.0, 0.3), (8.0, 1.0)]
+    constraints = ((2.0, 0.3), (8.0, 1.0))
     optimistic = _rdp_tradeoff_cached((2.0, 8.0), (0.3, 1.0), True)
     for x in (1e-12, 3.3e-9, 1e-6, 2.2e-4, 1e-3, 0.05, 0.17, 0.3, 0.7):
         exact = exact_rdp_tpr(x, constraints)
@@ -235,8 +238,14 @@ def test_zcdp_lower_bound_is_below_the_class_curve_computed_finer(monkeypatch):
 # --------------------------------------------------------------------------- Profile, NoiseEquation
 
 
+@functools.cache
+def gaussian_profile_accounting():
+    """The accounting of G_1's privacy profile as a Profile, shared by the tests below."""
+    return account(m.Profile(lambda eps: gdp.delta(1.0, eps)))
+
+
 def test_profile_of_a_gaussian():
-    result = account(m.Profile(lambda eps: gdp.delta(1.0, eps)))
+    result = gaussian_profile_accounting()
     exact = epsilon_of(1.0, 1e-5)
     assert exact <= result.epsilon(1e-5) <= exact * (1 + 1e-4)
 
@@ -246,7 +255,7 @@ def test_profile_bounds_bracket_the_exact_epsilon():
     # secants bound it between its grid points); they read the upper bounds' curve once,
     # and were above the exact ε: 4.3771791 against 4.3771781 at 1e-5, 6.173969 against
     # 6.173935 at 1e-9 (and 7.9037 against 7.8687 at 1e-14)
-    accounting = account(m.Profile(lambda eps: gdp.delta(1.0, eps)))
+    accounting = gaussian_profile_accounting()
     for delta in (1e-5, 1e-9):
         lower, upper = accounting.epsilon_bounds(delta)
         exact = epsilon_of(1.0, delta)

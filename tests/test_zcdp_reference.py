@@ -35,11 +35,13 @@ def brute_delta(rho, epsilons):
     between the neighbours of each epsilon's best x (each grid point is a Bernoulli pair
     of the class, so refining can only raise the value towards the sup)."""
     alphas = (1 + np.geomspace(1e-4, 1e3, 600))[:, None]
-    xs = np.unique(np.concatenate([np.geomspace(1e-14, 0.5, 300), np.linspace(1e-3, 0.999, 300)]))
+    # The alpha grid sets the accuracy here (the x grids below, twice as dense, move the
+    # result by < 2e-5 relative, far below the 3e-3 of the test).
+    xs = np.unique(np.concatenate([np.geomspace(1e-14, 0.5, 150), np.linspace(1e-3, 0.999, 150)]))
     ts = largest_t(rho, xs, alphas)
     best = [int(np.argmax(ts - math.exp(e) * xs)) for e in epsilons]
     fine = np.concatenate(
-        [np.geomspace(xs[max(i - 1, 0)], xs[min(i + 1, len(xs) - 1)], 100) for i in best]
+        [np.geomspace(xs[max(i - 1, 0)], xs[min(i + 1, len(xs) - 1)], 50) for i in best]
     )
     xs, ts = np.concatenate([xs, fine]), np.concatenate([ts, largest_t(rho, fine, alphas)])
     return [max(0.0, float(np.max(ts - math.exp(e) * xs))) for e in epsilons]
