@@ -1,6 +1,7 @@
 """Central limit theorems: functionals by mpmath quadrature of their definitions, the
 theorems' claims on exact compositions, and the optimism of the DP-SGD CLT μ."""
 
+import functools
 import math
 import warnings
 
@@ -16,7 +17,15 @@ from gaussdp.curves import PrivacyProfile
 
 def quantile_of_complement(x):
     """Φ⁻¹(1 − x) in mpmath."""
-    return mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * mpmath.mpf(x))
+    return _quantile_of_complement(mpmath.mpf(x), mpmath.mp.prec)
+
+
+@functools.cache
+def _quantile_of_complement(x, prec):
+    # Cached: the quadratures of every μ evaluate it at the same nodes (an erfinv, a
+    # root-finding, is most of their cost); keyed by the precision it is computed at.
+    with mpmath.workprec(prec):
+        return mpmath.sqrt(2) * mpmath.erfinv(1 - 2 * x)
 
 
 def gaussian_log_slope(mu):

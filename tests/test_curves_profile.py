@@ -56,13 +56,17 @@ def test_profile_of_the_atoms_matches_its_definition_and_the_curve(mu):
     losses, probabilities, infinity = discretised_gaussian_pld(mu, step=4e-3)
     profile = PrivacyProfile.from_privacy_loss(losses, probabilities, infinity)
     curve = C.from_privacy_loss(losses, probabilities, infinity)
+    # The atoms that count at ε ≥ 0 (l_i > 0) in mpmath, with e^{−l_i} made once for all ε
+    atoms = [
+        (loss, mpmath.mpf(float(p)), mpmath.e ** -mpmath.mpf(float(loss)))
+        for loss, p in zip(losses, probabilities, strict=True)
+        if loss > 0
+    ]
     for epsilon in [0.0, 0.3, 1.0, 3.0, 6.0]:
-        # The definition, summed in mpmath: Σ p_i (1 − e^{ε − l_i})₊ + p_∞.
-        terms = [
-            mpmath.mpf(float(p)) * (1 - mpmath.e ** (mpmath.mpf(epsilon) - mpmath.mpf(float(loss))))
-            for loss, p in zip(losses, probabilities, strict=True)
-            if loss > epsilon
-        ]
+        # The definition, summed in mpmath: Σ p_i (1 − e^{ε − l_i})₊ + p_∞ (e^{ε − l_i} as
+        # e^ε·e^{−l_i}).
+        scale = mpmath.e ** mpmath.mpf(epsilon)
+        terms = [p * (1 - scale * decay) for loss, p, decay in atoms if loss > epsilon]
         reference = mpmath.fsum(terms) + infinity
         value = profile.delta(epsilon)
         assert value == pytest.approx(float(reference), rel=1e-12, abs=1e-300)

@@ -132,7 +132,7 @@ def test_refine_a_discontinuous_naive_profile(epsilon):
     assert profile.delta_lower(epsilon) <= expected * (1 + 1e-12)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @example(sigma=0.5, constant_a=0.5, constant_b=0.5, epsilon=0.5)  # h has two maxima
 @given(
     sigma=st.floats(0.5, 4.0),
