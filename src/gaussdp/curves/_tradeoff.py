@@ -425,9 +425,9 @@ class PiecewiseLinear(TradeOff):
         The same curve; a point of one chain lying above the polygonal line
         through another chain's points (beyond rounding) is no hull vertex and
         is dropped before the hull (:func:`_geometry.drop_points_above_chains`),
-        which keeps the hull's point-by-point work to where chains cross; so
-        is a point that another point dominates
-        (:func:`_geometry.drop_dominated_points`).
+        which keeps the hull's point-by-point work to where chains cross. A
+        point that another point dominates (α' ≤ α, β' ≤ β) is no hull vertex
+        either, and is dropped first (:func:`_geometry.drop_dominated_points`).
         """
         chains = [cls._capped_points(x, y) for x, y in chains]
         if len(chains) > 1:  # each chain's dominated points first: shorter comparisons
