@@ -41,7 +41,7 @@ rates below 1e-308 keep their exact μ.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -50,8 +50,7 @@ from gaussdp.pld.query import Lattice
 __all__ = ["Direction", "SteepCurve", "direction", "steep_curve"]
 
 
-@dataclass(frozen=True)
-class Direction:
+class Direction(NamedTuple):
     """The steep tests of one discrete pair, k = 0, 1, … atoms of largest loss.
 
     ``losses`` are the atoms of loss ≥ 0 in decreasing order; point k
@@ -398,8 +397,7 @@ def _lattice_grid(directions):
     return grid, [(t - top, top + 1) for t in tops]
 
 
-@dataclass(frozen=True)
-class SteepCurve:
+class SteepCurve(NamedTuple):
     """S, the concave TPR function of the steep half, with its ε-grid.
 
     Attributes

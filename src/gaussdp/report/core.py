@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -417,8 +417,7 @@ def _underflowing(direction: _steep.Direction) -> _steep.Direction:
     (millions of tests on long runs) once the hull is built.
     """
     tiny = direction.log_alpha < math.log(_UNDERFLOW_ALPHA)
-    return replace(
-        direction,
+    return direction._replace(
         losses=np.empty(0),
         alpha=direction.alpha[tiny],
         log_alpha=direction.log_alpha[tiny],

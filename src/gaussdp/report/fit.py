@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -104,8 +105,7 @@ def _block_extremes(values: np.ndarray, size: int, reduce) -> np.ndarray:
     return extremes
 
 
-@dataclass(frozen=True)
-class _Tests:
+class _Tests(NamedTuple):
     """One group of tests (α, log α, t) with its blocks' smallest α and largest t.
 
     ``levels[i]`` holds (min α, min log α, max t) of the blocks of
