@@ -615,3 +615,17 @@ def test_strict_wording_says_closed_form_only_for_closed_forms():
     for rendered in (numerical.to_text(), numerical.to_markdown(), numerical.to_html()):
         assert "closed form" not in rendered
     assert "no failure probability needed" in numerical.to_text()
+
+
+def test_report_rows_are_immutable_named_records(reports):
+    """Rows keep what the frozen dataclasses gave: fields by name, no assignment, hashing."""
+    r = reports["dpsgd"]
+    row, table_row, mu_row = r.epsilons[0], r.table[0], r.mu_by_delta_tail[0]
+    assert row._fields == ("delta", "epsilon", "epsilon_lower", "epsilon_mu", "mu_at_delta")
+    assert row._asdict()["epsilon"] == row.epsilon > row.epsilon_lower
+    for record in (row, table_row, mu_row):
+        with pytest.raises(AttributeError):
+            setattr(record, record._fields[1], 0.5)
+        assert hash(record) == hash(type(record)(*record))
+    assert repr(mu_row).startswith("MuRow(delta_tail=")
+    assert table_row._replace(label="x").label == "x" and table_row.label != "x"

@@ -55,7 +55,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -101,8 +101,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class EpsilonRow:
+class EpsilonRow(NamedTuple):
     """ε at one δ: the accountant's bounds, what μ implies, and the μ this point needs.
 
     Attributes
@@ -128,8 +127,7 @@ class EpsilonRow:
     mu_at_delta: float
 
 
-@dataclass(frozen=True)
-class TableRow:
+class TableRow(NamedTuple):
     """The trade-off curve at one α (false-positive rate of a membership attack).
 
     ``beta`` is the pessimistic value (the true β is at least this: no attack
@@ -145,8 +143,7 @@ class TableRow:
     label: str = ""
 
 
-@dataclass(frozen=True)
-class MuRow:
+class MuRow(NamedTuple):
     """μ at one failure probability: a row of :attr:`Report.mu_by_delta_tail`.
 
     ``mu`` is the tight μ with failure probability ``delta_tail`` (an upper

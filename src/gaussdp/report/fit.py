@@ -12,7 +12,6 @@ not the mechanism, set μ.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -28,8 +27,7 @@ from gaussdp.report.tight_mu import mu_of_tests
 _UNDERFLOW_ALPHA = 1e-290
 
 
-@dataclass(frozen=True)
-class RoundingLimit:
+class RoundingLimit(NamedTuple):
     """Where rounding, not the mechanism, sets μ (or makes it ∞).
 
     The accountant adds allowances to every true-positive rate (slack, the
