@@ -296,6 +296,9 @@ class SubsampledLoss(PrivacyLoss):
         """Inner (sf_p, sf_q, cdf_p, cdf_q) at x, handling ±inf."""
         x = np.asarray(x, dtype=float)
         finite = np.isfinite(x)
+        if finite.all():  # the usual case: only a grid's lowest points map to −∞
+            (sf_p, sf_q), (cdf_p, cdf_q) = self.inner.tails(x)
+            return sf_p, sf_q, cdf_p, cdf_q
         safe = np.where(finite, x, 0.0)
         (sf_p, sf_q), (cdf_p, cdf_q) = self.inner.tails(safe)
         low = np.isneginf(x)
