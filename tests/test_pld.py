@@ -57,6 +57,24 @@ def test_one_step_bounds_bracket_the_exact_profile(loss):
         assert upper.delta(epsilon) - lower.delta(epsilon) < 1e-3 * exact
 
 
+def test_a_short_composition_is_computed_whole_with_no_slack():
+    """Few possible sums: every one is kept (no Chernoff window), so nothing wraps or is cut."""
+    from gaussdp.pld.composition import WHOLE_SUPPORT_POINTS, plan_composition
+
+    single = discretise(
+        SubsampledLoss(GaussianLoss(1 / 15), 5.1e-5, "remove"), 1e-6, "pessimistic", 1e-30
+    )
+    sums = 2 * (single.p_masses.size - 1) + 1
+    assert single.p_masses.size < sums <= WHOLE_SUPPORT_POINTS
+    plan = plan_composition([(single, 2)])
+    assert (plan.low, plan.above, plan.below) == (0, 0.0, 0.0) and plan.length >= sums
+    composed = self_compose(single, 2)
+    direct = np.convolve(single.p_masses, single.p_masses)  # no FFT: relative rounding only
+    assert composed.offset == 2 * single.offset
+    np.testing.assert_allclose(composed.p_masses[: direct.size], direct, rtol=0, atol=1e-15)
+    assert composed.slack <= 1e-13  # the rounding allowance alone
+
+
 def test_self_composition_matches_repeated_convolution():
     single = discretise(GaussianLoss(0.3), 1e-2, "pessimistic", 1e-30)
     by_power = profile_of(self_compose(single, 8))

@@ -221,6 +221,12 @@ def compose(first: GridPLD, second: GridPLD, tail: float = DEFAULT_TAIL) -> Grid
     return trim(composed, tail)
 
 
+#: Compositions with at most this many possible sums are computed whole, without a
+#: Chernoff search for their window: a real FFT of 4096 points takes ~30 µs, the two
+#: searches ~0.2 ms of Python (σ = 15, q = 5.1e-5, 2 steps: 95 sums, a window of 72).
+WHOLE_SUPPORT_POINTS = 4096
+
+
 @dataclass(frozen=True)
 class CompositionPlan:
     """Where a composition is computed.
@@ -258,6 +264,8 @@ def plan_composition(
     longest = max(pld.p_masses.size for pld, _ in items)
     if full <= longest or (len(items) == 1 and items[0][1] == 1):
         return CompositionPlan(0, full, 0.0, 0.0)
+    if full <= WHOLE_SUPPORT_POINTS:  # every sum: no cut, and no search for one
+        return CompositionPlan(0, next_fast_len(full, real=True), 0.0, 0.0)
     terms = log_terms(items)
     blocked = blocked_terms(terms)
     scale = spread(blocked)
