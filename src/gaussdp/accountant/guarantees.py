@@ -156,7 +156,14 @@ _TAIL_BIN = 0.25
 #: Grids are not refined for an accuracy finer than this (the closed-form solves' margin).
 _FINEST_REFINEMENT = 1e-10
 #: At most this many finer grids per query, each chosen from the gap the previous reached.
-_GRID_REFINEMENTS = 2
+_GRID_REFINEMENTS = 3
+#: A gap of more than _NEAR_MISS accuracies first asks for a grid for at most this
+#: factor of the accuracy (the grid's points ×4, where the gap alone could ask ×16 or
+#: more), and refinement stops when a finer grid leaves more than _GRID_PROGRESS of the
+#: gap: it is then not the grid's (random allocation at δ = 1e-9, whose two pairs differ
+#: there: 50 s on grids 16 times finer, for the same gap).
+_FIRST_FAR_STEP = 1.0 / 16.0
+_GRID_PROGRESS = 0.75
 #: A finer grid is chosen for this share of the accuracy (at the gap the coarser one found).
 _REFINED_SHARE = 0.8
 #: A gap up to this many accuracies is a near miss (see ProfileGuarantee._on_a_finer_grid).
@@ -440,8 +447,13 @@ class ProfileGuarantee(_Guarantee):
         (1.025 accuracies: 1.13 times the points, where halving the accuracy
         made 1.41); a larger one for the accuracy halved until 90% of it
         should be reached (the grid may have been capped at 1e-4, finer than
-        the accuracy asked, and then the gap does not scale with it). Both are certified, so the
-        tighter of each pair is kept.
+        the accuracy asked, and then the gap does not scale with it), the
+        first such step at most :data:`_FIRST_FAR_STEP` of the accuracy. A
+        step that leaves more than :data:`_GRID_PROGRESS` of the gap ends the
+        refinement: what keeps the bounds apart is then not the grid (a
+        mechanism whose upper and lower pairs differ, as random allocation's
+        at small δ), and finer grids would only cost more. Both are
+        certified, so the tighter of each pair is kept.
 
         A gap of at most :data:`_UPPER_FIRST` accuracies is first narrowed by
         the upper bound alone on the finer grid (``refine_upper_grid``, the
@@ -483,11 +495,13 @@ class ProfileGuarantee(_Guarantee):
                     return lower, upper
         # At most _GRID_REFINEMENTS steps, each from the gap the previous grid reached
         # (the finer accountings do not refine for their own accuracy: no cascade).
-        for _ in range(_GRID_REFINEMENTS):
+        for step in range(_GRID_REFINEMENTS):
             if gap <= _NEAR_MISS:
                 wanted = _REFINED_SHARE / gap
             else:  # far off (or on a capped grid, where the gap does not follow a)
                 wanted = 2.0 ** -math.ceil(math.log2(gap / 0.9))
+                if step == 0:  # first see whether a finer grid narrows the gap at all
+                    wanted = max(wanted, _FIRST_FAR_STEP)
             factor = self._finer_factor(factor * min(wanted, 0.9))
             key = ("grid", factor)
             if key not in self._refined:
@@ -497,9 +511,10 @@ class ProfileGuarantee(_Guarantee):
                 break
             finer_lower, finer_upper = finer.epsilon_bounds(delta)
             lower, upper = max(lower, finer_lower), min(upper, finer_upper)
+            before = gap
             gap = (upper - lower) / (self.accuracy * gap_scale(upper, self.epsilon_scale))
-            if gap <= 1.0:
-                break
+            if gap <= 1.0 or gap > _GRID_PROGRESS * before:
+                break  # reached; or what keeps the bounds apart is not the grid
         return lower, upper
 
     def _upper_by_direction(self, delta: float) -> list[float]:

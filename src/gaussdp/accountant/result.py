@@ -236,10 +236,11 @@ class Accounting:
             )
         else:
             why = (
-                "the finer grids tried did not narrow it as the grid's error law predicts "
-                "(an atom of the privacy loss, such as the Laplace mechanism's at 1/b, is "
-                "off by up to a grid spacing, not its square); a grid_spacing below the gap "
-                "narrows it"
+                "the finer grids tried did not narrow it as the grid's error law predicts: "
+                "either the mechanism is known only between two pairs that differ there "
+                "(random allocation's at small delta), which no grid closes, or an atom of "
+                "the privacy loss (such as the Laplace mechanism's at 1/b) is off by up to a "
+                "grid spacing, not its square, which a grid_spacing below the gap narrows"
             )
         warnings.warn(
             f"accuracy {self.accuracy:g} not reached at delta={delta:g}: the certified bounds "
