@@ -490,6 +490,19 @@ def _within_reach(blocked, lam: float, log_spare: float, drop: float, length: in
     return math.exp(low)
 
 
+def _terms_below(terms, kept: int):
+    """:func:`log_terms` of the distributions cut to their first ``kept`` atoms, from theirs.
+
+    The positive atoms' relative indices are increasing, so the cut keeps a prefix
+    of each term (views, the same numbers as computing them again).
+    """
+    cut = []
+    for log_p, index, count in terms:
+        size = int(np.searchsorted(index, kept))
+        cut.append((log_p[:size], index[:size], count))
+    return cut
+
+
 def _tilted_composition(
     items,
     plan: CompositionPlan,
@@ -540,7 +553,7 @@ def _tilted_composition(
     kept, dropped = reachable(items, 0.5 * drop)
     if dropped > 0.0:
         items = [(replace(pld, p_masses=pld.p_masses[:kept]), c) for pld, c in items]
-        terms = log_terms(items)
+        terms = _terms_below(terms, kept)
         blocked = blocked_terms(terms)
         lost += dropped
     # λ is at most the Chernoff bound's at ``tilt_tail`` (its cut lies above the true one),
@@ -567,9 +580,16 @@ def _tilted_composition(
     spare = _TILTED_WRAP_SHARE * rounding_allowance(plan.length, total_count)
     lam = _within_reach(blocked, lam, math.log(max(spare, tail)), drop, plan.length, scale)
     tilt = Tilt.of(items, lam, full, lambda n, at, t=terms: log_mgf(t[n][0], t[n][1], at))
-    del terms, blocked  # two arrays as long as every step's grid: not held while rows compose
     lam, log_mgfs, log_total = tilt.lam, list(tilt.log_mgfs), tilt.log_total
     switch = min(max(math.ceil(log_total / lam), low), full)  # relative sum index r_c
+    if switch < full:  # where the tilted masses' upper tail is the wrap share (see below)
+        tilted_terms = [
+            (log_p + lam * index - log_mgfs[number], index, count)  # as log_terms(.., lam, ..)
+            for number, (log_p, index, count) in enumerate(terms)
+        ]
+        tilted_cut, _ = chernoff_cut(tilted_terms, math.log(max(spare, tail)), scale, +1)
+        del tilted_terms
+    del terms, blocked  # two arrays as long as every step's grid: not held while rows compose
     if switch - low > plain.size:  # the switch lies beyond the row's window: a longer one
         plain_length = next_fast_len(switch - low, real=True)
         plain = _compose_row(items, lambda _, pld: pld.p_masses, plain_length, low, switch - low)
@@ -579,9 +599,6 @@ def _tilted_composition(
     del plain
     tilted_length = 0
     if switch < full:
-        tilted_terms = log_terms(items, lam, log_mgfs)
-        tilted_cut, _ = chernoff_cut(tilted_terms, math.log(max(spare, tail)), scale, +1)
-        del tilted_terms
         top = min(math.ceil(tilted_cut), full - 1)
         # Long enough that P-mass below the switch, wrapped to the top at e^{−λ·length},
         # adds at most drop/2 there, and that the P-mass above the top is at most that.
