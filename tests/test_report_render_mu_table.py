@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from click.testing import CliRunner
 
-from gaussdp import DPSGD, ApproxDP, Composition, Gaussian, Repeated, account
+from gaussdp import DPSGD, ApproxDP, Composition, Gaussian, RandomAllocation, Repeated, account
 from gaussdp.cli import cli, main
 from gaussdp.report import report
 from gaussdp.report.core import DEFAULT_DELTA_TAIL, MuRow
@@ -183,6 +183,36 @@ def test_default_below_the_floor_says_delta_tail_is_the_floor():
     assert "declared failure probability" not in text
     assert "| the accountant's floor (the default 1e-10 is below it);" in r.to_markdown()
     assert "the accountant&#x27;s floor (the default 1e-10 is below it)" in r.to_html()
+
+
+def test_below_the_floor_the_rest_of_the_mechanism_keeps_the_default_failure_probability():
+    """DP-SGD with an (ε, 1e-8) part: at δ_tail = the floor no failure probability is left
+    for DP-SGD's own tail, and μ is that tail's (0.817); the floor plus the default 1e-10
+    leaves it 1e-10, as for DP-SGD alone, and μ is 0.52. The text says which and why.
+    """
+    r = account(Composition([DPSGD(1.0, 0.01, 1000), ApproxDP(0.1, 1e-8)])).gdp()
+    floor = r.delta_floor
+    assert 1e-8 <= floor < 1.001e-8
+    assert r.delta_tail == pytest.approx(floor + DEFAULT_DELTA_TAIL, rel=1e-12)
+    at_floor = r.mu_for(floor)
+    assert r.mu < 0.7 * at_floor
+    assert r.mu == pytest.approx(r.mu_for(r.delta_tail), rel=1e-12)
+    text = r.to_text()
+    assert "the accountant's floor plus the default 1e-10: the default 1e-10 is below it" in text
+    assert "no failure probability is left for the rest of the mechanism" in text
+    assert "declared failure probability" not in text
+    assert "the accountant's floor plus the default 1e-10 (the default" in r.to_markdown()
+
+
+def test_balls_in_bins_over_many_epochs_reports_the_mu_of_its_curve_not_of_its_floor():
+    """100 epochs of balls-in-bins: its pairs carry FFT rounding allowances at infinite loss
+    (2e-10 in all, above the default δ_tail). μ at that floor itself was 1.52, nine times
+    the μ of every δ_tail above it (0.1686 at 1e-8); the report's μ is now that of its curve.
+    """
+    r = account(Repeated(RandomAllocation(Gaussian(2.0), 1000, 1), 100)).gdp()
+    assert DEFAULT_DELTA_TAIL < r.delta_floor < r.delta_tail <= r.delta_floor + 1.001e-10
+    assert r.mu <= 1.001 * r.mu_for(1e-8)
+    assert r.mu_for(r.delta_floor) > 5 * r.mu
 
 
 def test_cli_help_states_the_default():
