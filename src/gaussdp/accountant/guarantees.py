@@ -237,6 +237,7 @@ class ProfileGuarantee(_Guarantee):
     epsilon_scale: float = 1.0
     refine_upper_grid: Callable[[float, tuple[int, ...] | None], _Guarantee | None] | None = None
     before_upper: Callable[[float], None] | None = None
+    refine_far_gaps: bool = True
     _refined: dict = field(default_factory=dict, compare=False, repr=False)
 
     @cached_property
@@ -452,7 +453,13 @@ class ProfileGuarantee(_Guarantee):
         step that leaves more than :data:`_GRID_PROGRESS` of the gap ends the
         refinement: what keeps the bounds apart is then not the grid (a
         mechanism whose upper and lower pairs differ, as random allocation's
-        at small δ), and finer grids would only cost more. Both are
+        at small δ), and finer grids would only cost more. Where
+        ``refine_far_gaps`` is False (mechanisms whose own pairs are computed:
+        random allocation) only near misses are refined: a far gap there is
+        the pairs' (the allocation laws' FFT noise, about 1e-12 of their
+        largest mass, cuts the lower pair's far tail), and every finer grid
+        computes the pairs again (σ = 1, t = 100, 10 epochs at δ = 1e-9:
+        9.9 s on a grid 4 times finer, for the same bounds). Both are
         certified, so the tighter of each pair is kept.
 
         A gap of at most :data:`_UPPER_FIRST` accuracies is first narrowed by
@@ -493,6 +500,8 @@ class ProfileGuarantee(_Guarantee):
                 gap = (upper - lower) / (self.accuracy * gap_scale(upper, self.epsilon_scale))
                 if gap <= 1.0:
                     return lower, upper
+        if gap > _NEAR_MISS and not self.refine_far_gaps:
+            return lower, upper  # the mechanism's own pairs keep the bounds apart
         # At most _GRID_REFINEMENTS steps, each from the gap the previous grid reached
         # (the finer accountings do not refine for their own accuracy: no cascade).
         for step in range(_GRID_REFINEMENTS):

@@ -23,6 +23,7 @@ from gaussdp.accountant.guarantees import _FINEST_REFINEMENT, ProfileGuarantee, 
 from gaussdp.accountant.result import Accounting
 from gaussdp.pld import composition as pld_compose
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, GridPLD, discretise
+from gaussdp.pld.losses import BracketedLoss
 from gaussdp.pld.lower_tail import LowerTail, compose_lower_tail, lower_tail_discretisation_tail
 from gaussdp.pld.query import Profile, from_zero, profile_of
 
@@ -424,6 +425,7 @@ def _numerical(
             epsilon_scale=epsilon_scale,
             refine_upper_grid=refine_upper_grid,
             before_upper=tilted_at_once,
+            refine_far_gaps=not _computes_its_pairs(losses),
         ),
         distributions,
         with_floor,
@@ -432,6 +434,11 @@ def _numerical(
         caveats_of(losses),
         _on_accuracy_grid=on_accuracy_grid,
     )
+
+
+def _computes_its_pairs(losses: dict) -> bool:
+    """Whether a leaf's pairs are computed brackets (random allocation), not closed forms."""
+    return any(isinstance(loss, BracketedLoss) for pair in losses.values() for loss in pair)
 
 
 def caveats_of(losses: dict) -> tuple[str, ...]:

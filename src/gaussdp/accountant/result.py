@@ -234,6 +234,12 @@ class Accounting:
                 "the grid's error law was optimistic here, and memory did not allow the "
                 "finer grids that would narrow it"
             )
+        elif not getattr(self._guarantee, "refine_far_gaps", True):
+            why = (
+                "the mechanism is known only between two computed pairs, which differ there "
+                "(random allocation's at small delta: the FFT noise of its laws, about 1e-12 "
+                "of their largest mass, cuts the lower pair's far tail), and no grid closes that"
+            )
         else:
             why = (
                 "the finer grids tried did not narrow it as the grid's error law predicts: "
