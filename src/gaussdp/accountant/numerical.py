@@ -23,7 +23,6 @@ from gaussdp.accountant.guarantees import _FINEST_REFINEMENT, ProfileGuarantee, 
 from gaussdp.accountant.result import Accounting
 from gaussdp.pld import composition as pld_compose
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, GridPLD, discretise
-from gaussdp.pld.losses import BracketedLoss
 from gaussdp.pld.lower_tail import LowerTail, compose_lower_tail, lower_tail_discretisation_tail
 from gaussdp.pld.query import Profile, from_zero, profile_of
 
@@ -425,7 +424,7 @@ def _numerical(
             epsilon_scale=epsilon_scale,
             refine_upper_grid=refine_upper_grid,
             before_upper=tilted_at_once,
-            refine_far_gaps=not _computes_its_pairs(losses),
+            refine_far_gaps=_far_gaps_follow_the_grid(losses),
         ),
         distributions,
         with_floor,
@@ -436,9 +435,14 @@ def _numerical(
     )
 
 
-def _computes_its_pairs(losses: dict) -> bool:
-    """Whether a leaf's pairs are computed brackets (random allocation), not closed forms."""
-    return any(isinstance(loss, BracketedLoss) for pair in losses.values() for loss in pair)
+def _far_gaps_follow_the_grid(losses: dict) -> bool:
+    """False where a leaf's own pairs keep its bounds far apart at small δ (random allocation).
+
+    See :attr:`gaussdp.pld.losses.BracketedLoss.far_gaps_follow_the_grid`.
+    """
+    return all(
+        getattr(loss, "far_gaps_follow_the_grid", True) for pair in losses.values() for loss in pair
+    )
 
 
 def caveats_of(losses: dict) -> tuple[str, ...]:

@@ -361,12 +361,17 @@ class BracketedLoss(PrivacyLoss):
     what the two pairs are (the accountant and the report repeat it); give
     one only where the two pairs are apart by what is unknown (shuffling),
     not by numerics: the accountant then neither refines its grids to narrow
-    the gap nor warns that it is wide.
+    the gap nor warns that it is wide. ``far_gaps_follow_the_grid`` is False
+    where the pairs' own construction, not the accountant's grid, keeps them
+    far apart at small δ (random allocation, whose laws' FFT noise cuts the
+    lower pair's far tail): the accountant then refines its grids for near
+    misses only, and its warning names the pairs.
     """
 
     upper: PrivacyLoss
     lower: PrivacyLoss
     caveat: str = ""
+    far_gaps_follow_the_grid: bool = True
 
     @property
     def infinity_mass(self) -> float:  # type: ignore[override]
