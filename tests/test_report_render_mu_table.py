@@ -173,16 +173,20 @@ def test_one_certified_point_is_no_plot():
     }
 
 
-def test_default_below_the_floor_says_delta_tail_is_the_floor():
-    """Mass 1e-6 at infinite loss: the default 1e-10 cannot be certified; δ_tail is the floor."""
+def test_default_below_the_floor_says_delta_tail_is_the_floor_plus_the_default():
+    """Mass 1e-6 at infinite loss: the default 1e-10 cannot be certified; δ_tail is the
+    floor plus the default, and μ there is the μ at the floor (a Gaussian needs no more).
+    """
     r = report(Composition([Gaussian(1.0), ApproxDP(1.0, 1e-6)]))
-    assert r.delta_tail > DEFAULT_DELTA_TAIL and math.isfinite(r.mu)
+    assert r.delta_tail == pytest.approx(r.delta_floor + DEFAULT_DELTA_TAIL, rel=1e-12)
+    assert math.isfinite(r.mu) and r.mu == pytest.approx(r.mu_for(r.delta_floor), rel=1e-4)
     text = r.to_text()
-    assert "the accountant's floor: the default 1e-10 is below it)" in text.splitlines()[1]
-    assert "is the accountant's floor, not a declared choice" in text
+    words = "the accountant's floor plus the default 1e-10"
+    assert f"{words}: the default alone is below the floor)" in text.splitlines()[1]
+    assert "plus the default 1e-10, not a declared choice" in text
     assert "declared failure probability" not in text
-    assert "| the accountant's floor (the default 1e-10 is below it);" in r.to_markdown()
-    assert "the accountant&#x27;s floor (the default 1e-10 is below it)" in r.to_html()
+    assert f"| {words} (the default alone is below the floor);" in r.to_markdown()
+    assert "floor plus the default 1e-10 (the default alone is below the floor)" in r.to_html()
 
 
 def test_below_the_floor_the_rest_of_the_mechanism_keeps_the_default_failure_probability():
@@ -198,10 +202,8 @@ def test_below_the_floor_the_rest_of_the_mechanism_keeps_the_default_failure_pro
     assert r.mu < 0.7 * at_floor
     assert r.mu == pytest.approx(r.mu_for(r.delta_tail), rel=1e-12)
     text = r.to_text()
-    assert "the accountant's floor plus the default 1e-10: the default 1e-10 is below it" in text
-    assert "no failure probability is left for the rest of the mechanism" in text
+    assert "no failure probability would be left for the rest of the mechanism" in text
     assert "declared failure probability" not in text
-    assert "the accountant's floor plus the default 1e-10 (the default" in r.to_markdown()
 
 
 def test_cli_help_states_the_default():

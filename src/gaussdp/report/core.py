@@ -69,7 +69,6 @@ from gaussdp.report.defaults import (
     DEFAULT_DELTA_TAIL,
     DEFAULT_DELTAS,
     FLOOR_MARGIN,
-    FLOOR_MU_TOLERANCE,
     MU_TABLE_DELTA_TAILS,
     TABLE_ALPHAS,
     TIER_I_REGRET,
@@ -586,7 +585,6 @@ def from_accounting(
         failure = 0.0 if strict_closed_form else DEFAULT_DELTA_TAIL
     else:
         failure = delta_tail
-    above_floor = None
     if groups is not None or failure == 0.0:
         upper_directions, steep_up = _steep_of(accounting)
     else:
@@ -594,24 +592,19 @@ def from_accounting(
         if delta_tail is None and steep_up.floor > failure:
             # More mass than that at infinite privacy loss (an (ε, δ) part, or what a
             # mechanism's own pair puts there for its numerics): no μ holds with a smaller
-            # failure probability. The floor, or the floor plus the default, which leaves
-            # the rest of the mechanism the default failure probability (FLOOR_MU_TOLERANCE):
-            # DP-SGD (σ = 1, q = 0.01, 1,000 steps) with ApproxDP(0.1, 1e-8) has μ = 0.817
-            # at δ_tail = 1e-8 and 0.522 at 1.01e-8; 100 epochs of balls-in-bins (σ = 2,
-            # t = 1,000), whose pairs carry ~2e-12 of FFT rounding allowance per epoch at
-            # infinite loss, 1.518 at 2.04e-10 and 0.1686 at 3.04e-10.
-            failure = steep_up.floor
-            if failure + DEFAULT_DELTA_TAIL < 1.0:
-                above_floor = failure + DEFAULT_DELTA_TAIL
+            # failure probability. The floor plus the default leaves the rest of the
+            # mechanism the default failure probability; at the floor itself μ would be
+            # that of the rest's strict tail (DP-SGD, σ = 1, q = 0.01, 1,000 steps, with
+            # ApproxDP(0.1, 1e-8): μ = 0.817 at δ_tail = 1e-8, 0.522 at 1.01e-8; 100 epochs
+            # of balls-in-bins, σ = 2, t = 1,000, whose pairs carry ~2e-12 of FFT rounding
+            # allowance per epoch at infinite loss: 1.518 at 2.04e-10, 0.1686 at 3.04e-10).
+            failure = min(steep_up.floor + DEFAULT_DELTA_TAIL, 0.5 * (1.0 + steep_up.floor))
     lower = _profiles(accounting, "lower")
     state = {"accounting": accounting, "directions": upper_directions, "steep": steep_up}
     known: dict[float, float] = {}
     if groups is None and failure > 0.0:
-        candidates = (*MU_TABLE_DELTA_TAILS, failure) + ((above_floor,) if above_floor else ())
-        wanted = {value for value in candidates if value >= steep_up.floor}
+        wanted = {value for value in (*MU_TABLE_DELTA_TAILS, failure) if value >= steep_up.floor}
         known = fit_many(steep_up, upper_directions, sorted(wanted))
-        if above_floor and known[failure] > (1.0 + FLOOR_MU_TOLERANCE) * known[above_floor]:
-            failure = above_floor
 
     def numerical_mu(value: float) -> float:
         if value in known:

@@ -22,9 +22,3 @@ DEFAULT_DELTA_TAIL = 1e-10
 MU_TABLE_DELTA_TAILS = (1e-6, 1e-8, 1e-10, 1e-12)
 #: The accountant's floor is kept at least this many times below the δ_tail asked for.
 FLOOR_MARGIN = 100.0
-#: Where the accountant's floor (mass at infinite loss) is above the default δ_tail, the
-#: report's δ_tail is the floor plus the default: the rest of the mechanism keeps the
-#: default failure probability, which at the floor itself it would not have (μ then
-#: needs the rest's strict tail) — unless that lowers μ by less than this share, as for
-#: (ε, δ) parts alone; then δ_tail is the floor (docs/report.md).
-FLOOR_MU_TOLERANCE = 1e-4

@@ -18,35 +18,28 @@ def _origin(report) -> str:
     """Where the report's δ_tail came from: "strict", "default", "floor" or "declared".
 
     "floor": the default was below the accountant's floor (mass at infinite
-    loss, or certified slack), so δ_tail is the floor itself, or the floor plus
-    the default where the rest of the mechanism needs that failure probability.
+    loss, or certified slack), so δ_tail is the floor plus the default: the
+    rest of the mechanism keeps the default failure probability.
     """
     if report.delta_tail == 0.0:
         return "strict"
     if _is_default(report):
         return "default"
-    if DEFAULT_DELTA_TAIL < report.delta_floor and report.delta_tail <= _above_floor(report):
+    if DEFAULT_DELTA_TAIL < report.delta_floor and math.isclose(
+        report.delta_tail, report.delta_floor + DEFAULT_DELTA_TAIL, rel_tol=1e-12
+    ):
         return "floor"
     return "declared"
 
 
-def _above_floor(report) -> float:
-    """The floor plus the default δ_tail (with room for its rounding)."""
-    return (report.delta_floor + DEFAULT_DELTA_TAIL) * (1.0 + 1e-12)
-
-
-def _floor_words(report) -> str:
-    """How δ_tail relates to the floor: "the accountant's floor" (or plus the default)."""
-    if report.delta_tail <= report.delta_floor:
-        return "the accountant's floor"
-    return f"the accountant's floor plus the default {DEFAULT_DELTA_TAIL:g}"
+_FLOOR_WORDS = f"the accountant's floor plus the default {DEFAULT_DELTA_TAIL:g}"
 
 
 def _declared(report) -> str:
     """How the report's δ_tail was chosen, for the guarantee line."""
     return {
         "default": "the default",
-        "floor": f"{_floor_words(report)}: the default {DEFAULT_DELTA_TAIL:g} is below it",
+        "floor": f"{_FLOOR_WORDS}: the default alone is below the floor",
     }.get(_origin(report), f"declared; the default is {DEFAULT_DELTA_TAIL:g}")
 
 
@@ -55,7 +48,7 @@ def _delta_tail_kind(report) -> str:
     return {
         "strict": "no failure probability needed (strict)",
         "default": f"declared failure probability (default {DEFAULT_DELTA_TAIL:g})",
-        "floor": f"{_floor_words(report)} (the default {DEFAULT_DELTA_TAIL:g} is below it)",
+        "floor": f"{_FLOOR_WORDS} (the default alone is below the floor)",
     }.get(_origin(report), f"declared failure probability (not the default {DEFAULT_DELTA_TAIL:g})")
 
 

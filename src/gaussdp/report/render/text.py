@@ -37,19 +37,13 @@ def to_text(report) -> str:
     )
     lines.append("where mu stops holding:")
     if report.delta_tail > 0.0:
-        if _origin(report) == "floor" and report.delta_tail <= report.delta_floor:
-            lines.append(
-                f"  delta_tail = {up(report.delta_tail, 2)} is the accountant's floor, not a "
-                f"declared choice: the default {DEFAULT_DELTA_TAIL:g} is below it, and no "
-                "smaller delta_tail is certified"
-            )
-        elif _origin(report) == "floor":
+        if _origin(report) == "floor":
             lines.append(
                 f"  delta_tail = {up(report.delta_tail, 2)} is the accountant's floor "
                 f"{up(report.delta_floor, 2)} plus the default {DEFAULT_DELTA_TAIL:g}, not a "
-                "declared choice: no smaller delta_tail is certified, and at the floor itself "
-                f"no failure probability is left for the rest of the mechanism (mu would be "
-                f"{up(report.mu_for(report.delta_floor), 5)})"
+                "declared choice: no mu holds below the floor, and at the floor itself no "
+                "failure probability would be left for the rest of the mechanism (mu "
+                f"{up(report.mu_for(report.delta_floor), 5)} there)"
             )
         else:
             default = "the default" if _is_default(report) else "not the default"
