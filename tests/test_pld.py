@@ -361,3 +361,96 @@ def test_a_gaussian_with_losses_of_thousands_of_nats_discretises_without_overflo
     assert exact <= profile_of(pld).epsilon(1e-5) <= exact + 1e-2
     binned = profile_of(discretise(GaussianLoss(mu), 1e-2, "optimistic", 1e-30))
     assert binned.epsilon(1e-5) <= exact  # a lower bound (here uninformative: Q underflows)
+
+
+def _subsampled_gaussian_tails_mp(mu, gamma, direction, y):
+    """P'(L' > y), Q'(L' > y), P'(L' < y), Q'(L' < y) of the subsampled Gaussian, in mpmath.
+
+    Remove: P' = (1 − γ)N(0, 1) + γN(μ, 1), Q' = N(0, 1), L' = log(1 − γ + γe^{μz − μ²/2});
+    add is the remove pair swapped, with L'' = −L'. Written from the definitions.
+    """
+    import mpmath as mp
+
+    mp.mp.dps = 60
+    mu, gamma = mp.mpf(mu), mp.mpf(gamma)
+
+    def above(threshold):  # P'(L' > threshold), Q'(L' > threshold) for the remove pair
+        inside = mp.exp(mp.mpf(threshold)) - (1 - gamma)
+        if inside <= 0:
+            return mp.mpf(1), mp.mpf(1)
+        t = (mp.log(inside / gamma) + mu**2 / 2) / mu  # L' > threshold ⟺ z > t
+        q = mp.erfc(t / mp.sqrt(2)) / 2
+        return (1 - gamma) * q + gamma * mp.erfc((t - mu) / mp.sqrt(2)) / 2, q
+
+    if direction == "remove":
+        p_above, q_above = above(y)
+        # a continuous loss: P'(L' < y) = 1 − P'(L' > y), computed as the other tail
+        inside = mp.exp(mp.mpf(y)) - (1 - gamma)
+        if inside <= 0:
+            return p_above, q_above, mp.mpf(0), mp.mpf(0)
+        t = (mp.log(inside / gamma) + mu**2 / 2) / mu
+        q_below = mp.erfc(-t / mp.sqrt(2)) / 2
+        p_below = (1 - gamma) * q_below + gamma * mp.erfc(-(t - mu) / mp.sqrt(2)) / 2
+        return p_above, q_above, p_below, q_below
+    # add: (P'', Q'') = (Q', P'), L'' = −L': L'' > y ⟺ L' < −y
+    p_above, q_above, p_below, q_below = _subsampled_gaussian_tails_mp(mu, gamma, "remove", -y)
+    return q_below, p_below, q_above, p_above
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+@pytest.mark.parametrize(
+    "sigma, gamma, tail",
+    [
+        (1.0, 1e-5, 2.5e-26),
+        (1.0, 1e-5, 4.4e-19),
+        (0.5, 1e-6, 1e-30),
+        (2.0, 0.3, 1e-12),
+        (20.0, 0.5, 1e-30),
+    ],
+)
+def test_a_subsampled_support_leaves_at_most_the_tail_outside_and_little_more(
+    sigma, gamma, tail, direction
+):
+    """The support is narrowed to the mixture's own tails (the inner support charges
+    the mixture its γ-weighted component's tail: σ = 1, q = 1e-5 reached a loss of
+    0.49 where 0.21 leaves 2.5e-26): still at most ``tail`` outside, by mpmath, and
+    within 1/2000 of the inner support's width (mapped) of the tightest end."""
+    loss = SubsampledLoss(GaussianLoss(1.0 / sigma), gamma, direction)
+    low, high = loss.support(tail)
+    p_above, q_above, _, _ = _subsampled_gaussian_tails_mp(1.0 / sigma, gamma, direction, high)
+    _, _, p_below, q_below = _subsampled_gaussian_tails_mp(1.0 / sigma, gamma, direction, low)
+    assert max(p_above, q_above, p_below, q_below) <= tail * (1 + 1e-9)
+    inner = [math.log(1 - gamma + gamma * math.exp(end)) for end in loss.inner.support(tail)]
+    step = (inner[1] - inner[0]) / 2000.0
+    p_above, q_above, _, _ = _subsampled_gaussian_tails_mp(
+        1.0 / sigma, gamma, direction, high - step
+    )
+    _, _, p_below, q_below = _subsampled_gaussian_tails_mp(
+        1.0 / sigma, gamma, direction, low + step
+    )
+    assert max(p_above, q_above) > tail and max(p_below, q_below) > tail
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_a_subsampled_support_keeps_its_atoms(direction):
+    """A subsampled Laplace has atoms at both ends: the ends stay on them (the mass at
+    an end is inside; only the mass strictly beyond it counts)."""
+    gamma, ratio = 0.05, 2.0
+    loss = SubsampledLoss(LaplaceLoss(ratio), gamma, direction)
+    ends = [math.log(1 - gamma + gamma * math.exp(r)) for r in (-ratio, ratio)]
+    expected = ends if direction == "remove" else [-ends[1], -ends[0]]
+    assert loss.support(1e-30) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_subsampled_tails_beyond_709_nats(direction):
+    """σ = 0.02 makes losses of 1,800 nats: e^y overflowed in the inverse map, and every
+    tail above 709 nats read 0 (the mass there was rounded down to 709 nats)."""
+    mu, gamma = 50.0, 0.01
+    loss = SubsampledLoss(GaussianLoss(mu), gamma, direction)
+    for y in (100.0, 708.0, 712.0, 800.0, 1200.0):
+        y = y if direction == "remove" else -y
+        (sf_p, sf_q), (cdf_p, cdf_q) = loss.tails(np.array([y]))
+        reference = _subsampled_gaussian_tails_mp(mu, gamma, direction, y)
+        for value, exact in zip((sf_p[0], sf_q[0], cdf_p[0], cdf_q[0]), reference, strict=True):
+            assert value == pytest.approx(float(exact), rel=1e-9, abs=1e-300)
