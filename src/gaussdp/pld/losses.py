@@ -389,6 +389,13 @@ class SubsampledLoss(PrivacyLoss):
         return self.probability * self.inner.infinity_mass if self.direction == "remove" else 0.0
 
     def support(self, tail):
+        # Remembered per tail: the engine asks for the same few many times per accounting.
+        supports = self.__dict__.setdefault("_supports", {})
+        if tail not in supports:
+            supports[tail] = self._support(tail)
+        return supports[tail]
+
+    def _support(self, tail):
         low, high = self.inner.support(tail)
 
         def forward(v):
