@@ -120,30 +120,31 @@ def narrowed_support(tails, tail: float, low: float, high: float) -> tuple[float
     """
     if not high > low:
         return low, high
-
-    def inside(x, above: bool) -> np.ndarray:
-        (sf_p, sf_q), (cdf_p, cdf_q) = tails(x)
-        p, q = (sf_p, sf_q) if above else (cdf_p, cdf_q)
-        return (np.asarray(p) <= tail) & (np.asarray(q) <= tail)
-
-    def innermost(start: float, stop: float, above: bool) -> float:
-        # ``above``: the first candidate from ``start`` (inside) up to ``stop`` (known to be
-        # outside the mass) that leaves at most ``tail`` above it; else the last from below.
-        for _ in range(2):
-            candidates = np.linspace(start, stop, _SUPPORT_CANDIDATES)
-            candidates[-1] = stop
-            good = inside(candidates, above)
-            # ``stop`` is an end given (valid by the contract, which counts the mass strictly
-            # beyond it: it may sit at an atom) or a candidate found good.
+    # Each end searched from the other one outwards: ``stop`` is the end given (valid by
+    # the contract, which counts the mass strictly beyond it: it may sit at an atom) or a
+    # candidate found good. Both ends' candidates go through one evaluation of the tails.
+    searches = [[low, high], [high, low]]  # (start, stop): the high end, then the low end
+    fractions = np.linspace(0.0, 1.0, _SUPPORT_CANDIDATES)
+    for _ in range(2):
+        (high_start, high_stop), (low_start, low_stop) = searches
+        points = np.concatenate(
+            (
+                high_start + (high_stop - high_start) * fractions,
+                low_start + (low_stop - low_start) * fractions,
+            )
+        )
+        points[_SUPPORT_CANDIDATES - 1], points[-1] = high_stop, low_stop
+        candidates = (points[:_SUPPORT_CANDIDATES], points[_SUPPORT_CANDIDATES:])
+        (sf_p, sf_q), (cdf_p, cdf_q) = tails(points)
+        good_above = (np.asarray(sf_p) <= tail) & (np.asarray(sf_q) <= tail)
+        good_below = (np.asarray(cdf_p) <= tail) & (np.asarray(cdf_q) <= tail)
+        size = _SUPPORT_CANDIDATES
+        for index, good in enumerate((good_above[:size], good_below[size:])):
             good[-1] = True
             chosen = int(np.argmax(good))
-            if chosen == 0:
-                return float(candidates[0])
-            start, stop = float(candidates[chosen - 1]), float(candidates[chosen])
-        return stop
-
-    new_high = innermost(low, high, True)
-    new_low = innermost(high, low, False)
+            row = candidates[index]
+            searches[index] = [float(row[max(chosen - 1, 0)]), float(row[chosen])]
+    new_high, new_low = searches[0][1], searches[1][1]
     if new_low > new_high:  # a tail of half the mass or more: keep what was given
         return low, high
     return new_low, new_high
@@ -315,6 +316,23 @@ class AtomicLoss(PrivacyLoss):
         return float(self.losses[first]), float(self.losses[last])
 
 
+def subsampled_loss(inner: float, probability: float) -> float:
+    """log(1 − γ + γe^v): the remove direction's loss where the inner loss is v.
+
+    As log1p(γ·expm1(v)) up to v = 700; above as log γ + v + log1p((1 − γ)e^{−v}/γ),
+    where e^v overflows.
+    """
+    if probability >= 1.0:
+        return inner
+    if inner > 700.0:
+        return (
+            math.log(probability)
+            + inner
+            + math.log1p(math.exp(-inner) * (1.0 - probability) / probability)
+        )
+    return math.log1p(probability * math.expm1(inner))
+
+
 @dataclass(frozen=True)
 class SubsampledLoss(PrivacyLoss):
     """Privacy loss of a Poisson-subsampled (or without-replacement) mechanism.
@@ -398,15 +416,7 @@ class SubsampledLoss(PrivacyLoss):
     def _support(self, tail):
         low, high = self.inner.support(tail)
 
-        def forward(v):
-            return float(
-                np.logaddexp(
-                    math.log1p(-self.probability) if self.probability < 1 else -np.inf,
-                    math.log(self.probability) + v,
-                )
-            )
-
-        a, b = forward(low), forward(high)
+        a, b = subsampled_loss(low, self.probability), subsampled_loss(high, self.probability)
         low, high = (a, b) if self.direction == "remove" else (-b, -a)
         return narrowed_support(self.tails, tail, low, high)
 
