@@ -420,7 +420,7 @@ def test_a_subsampled_support_leaves_at_most_the_tail_outside_and_little_more(
     ends found, are accurate to about 1e-4 relative; the grid keeps whatever mass lies
     beyond its ends, computed, so nothing depends on this.)"""
     loss = SubsampledLoss(GaussianLoss(1.0 / sigma), gamma, direction)
-    low, high = loss.support(tail)
+    low, high = loss.tight_support(tail)
     p_above, q_above, _, _ = _subsampled_gaussian_tails_mp(1.0 / sigma, gamma, direction, high)
     _, _, p_below, q_below = _subsampled_gaussian_tails_mp(1.0 / sigma, gamma, direction, low)
     assert max(p_above, q_above, p_below, q_below) <= tail * (1 + 1e-3)
@@ -433,6 +433,12 @@ def test_a_subsampled_support_leaves_at_most_the_tail_outside_and_little_more(
         1.0 / sigma, gamma, direction, low + step
     )
     assert max(p_above, q_above) > tail and max(p_below, q_below) > tail
+    # and a long grid is laid over these ends, a short one over the cheap support's
+    spacing = (high - low) / 10_000
+    grid = discretise(loss, spacing, "pessimistic", tail)
+    assert grid.losses[-1] <= high + spacing and grid.losses[0] >= low - spacing
+    short = discretise(loss, (high - low) / 100, "pessimistic", tail)
+    assert short.losses[-1] >= loss.support(tail)[1]
 
 
 @pytest.mark.parametrize("direction", ["remove", "add"])
@@ -443,7 +449,7 @@ def test_a_subsampled_support_keeps_its_atoms(direction):
     loss = SubsampledLoss(LaplaceLoss(ratio), gamma, direction)
     ends = [math.log(1 - gamma + gamma * math.exp(r)) for r in (-ratio, ratio)]
     expected = ends if direction == "remove" else [-ends[1], -ends[0]]
-    assert loss.support(1e-30) == pytest.approx(expected, rel=1e-12)
+    assert loss.tight_support(1e-30) == pytest.approx(expected, rel=1e-12)
 
 
 @pytest.mark.parametrize("direction", ["remove", "add"])

@@ -57,6 +57,14 @@ class PrivacyLoss(ABC):
         """An interval [low, high] outside of which P and Q each have mass ≤ ``tail``."""
         ...
 
+    def tight_support(self, tail: float) -> tuple[float, float]:
+        """:meth:`support`, or a narrower interval with the same promise at some cost.
+
+        Grids of many points ask for it (:func:`gaussdp.pld.grid.discretise`);
+        the default is :meth:`support`.
+        """
+        return self.support(tail)
+
     def tails(self, x):
         """((P(L > x), Q(L > x)), (P(L ≤ x), Q(L ≤ x))), each accurate in its own tail."""
         return self.sf(x), self.cdf(x)
@@ -407,18 +415,21 @@ class SubsampledLoss(PrivacyLoss):
         return self.probability * self.inner.infinity_mass if self.direction == "remove" else 0.0
 
     def support(self, tail):
-        # Remembered per tail: the engine asks for the same few many times per accounting.
-        supports = self.__dict__.setdefault("_supports", {})
-        if tail not in supports:
-            supports[tail] = self._support(tail)
-        return supports[tail]
-
-    def _support(self, tail):
         low, high = self.inner.support(tail)
-
         a, b = subsampled_loss(low, self.probability), subsampled_loss(high, self.probability)
-        low, high = (a, b) if self.direction == "remove" else (-b, -a)
-        return narrowed_support(self.tails, tail, low, high)
+        return (a, b) if self.direction == "remove" else (-b, -a)
+
+    def tight_support(self, tail):
+        """:meth:`support` narrowed to the mixture's own tails (:func:`narrowed_support`).
+
+        The inner support charges the mixture the tail of its γ-weighted
+        component: σ = 1, q = 1e-5 at 2.5e-26 reached a loss of 0.49 where 0.21
+        leaves the same. Remembered per tail (the engine asks for a few, often).
+        """
+        supports = self.__dict__.setdefault("_tight_supports", {})
+        if tail not in supports:
+            supports[tail] = narrowed_support(self.tails, tail, *self.support(tail))
+        return supports[tail]
 
 
 @dataclass(frozen=True)
