@@ -140,7 +140,8 @@ def _times_exp(masses: np.ndarray, losses: np.ndarray) -> np.ndarray:
     return result
 
 
-#: Grids of more points than this are laid over the loss's :meth:`tight_support` (whose
+#: Grids of more points than this are laid over the loss's
+#: :meth:`~gaussdp.pld.losses.PrivacyLoss.tight_support` (whose
 #: search, about 0.15 ms, is more than a grid this short costs to discretise).
 NARROWED_FROM_POINTS = 4096
 
