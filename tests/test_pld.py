@@ -230,12 +230,12 @@ def test_a_tilted_composition_needs_no_grid_beyond_what_it_may_drop():
     assert tilted_short.delta(np.array([0.15]))[0] < 1e-13
 
 
-def test_a_tilted_row_is_at_most_twice_the_plain_window(monkeypatch):
+def test_a_tilted_row_is_at_most_a_little_over_twice_the_plain_window(monkeypatch):
     """σ = 0.5, q = 1e-6, 10⁶ steps (issue 24's third run, on a coarser grid).
 
     The saddle point's tilt is steeper than each step's loss tail at the top
     of its grid, so the tilted masses pile up there and the tilted row ran to
-    7 times the plain window; λ is lowered until it is at most twice. The
+    7 times the plain window; λ is lowered until it is at most 2.25 times. The
     bounds stay certified (above the optimistic composition's δ) and within
     0.1% in ε of the saddle point's at δ = 1e-9 and 1e-12.
     """
@@ -248,7 +248,7 @@ def test_a_tilted_row_is_at_most_twice_the_plain_window(monkeypatch):
     single = discretise(loss, spacing, "pessimistic", cut)
     limited = compose_many([(single, steps)], floor=1e-14)
     plain_length, tilted_length = lengths
-    assert tilted_length <= 2.1 * plain_length
+    assert tilted_length <= 2.35 * plain_length
     assert limited.infinity_mass + limited.slack <= 1e-14
     monkeypatch.setattr(composition, "_TILTED_ROW_RATIO", math.inf)
     lengths.clear()

@@ -446,12 +446,15 @@ def window(rows: np.ndarray, low: int, keep: int) -> np.ndarray:
 
 
 #: A tilted row may be at most this many times as long as the plain window (see
-#: :func:`_within_reach`).
-_TILTED_ROW_RATIO = 2.0
+#: :func:`_within_reach`). 2 until subsampled grids were laid over their own tails
+#: (PrivacyLoss.tight_support): the plain window of σ = 0.5, q = 1e-6, 10⁶ steps
+#: shrank from 7.86 M to 7.08 M points, λ with it, and ε at δ = 1e-9 grew by 0.03%
+#: (0.56542 to 0.56560); at 2.25 the row is as long as before, ε 0.56538.
+_TILTED_ROW_RATIO = 2.25
 
 
 def _within_reach(blocked, lam: float, log_spare: float, drop: float, length: int, scale):
-    """λ, lowered where needed so that the tilted row is at most twice the plain window.
+    """λ, lowered where needed so that the tilted row is at most 2.25 times the plain window.
 
     The tilted row runs from the switch to where the tilted sum's upper tail
     is the wrap share of the rounding allowance (``log_spare``), and at least
