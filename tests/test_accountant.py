@@ -424,3 +424,21 @@ def test_full_batch_dpsgd_is_the_gaussian_composition_in_closed_form():
     exact = float(references.solve_epsilon(math.sqrt(50) / 0.5, 1e-5))
     lower, upper = result.epsilon_bounds(1e-5)
     assert lower <= exact <= upper and upper - lower < 1e-9 * exact
+
+
+def test_one_subsampled_step_is_bounded_at_tiny_delta():
+    """One mechanism is not composed (no rounding allowance): its grid keeps all but 1e-30,
+    so δ = 1e-25 has a finite upper bound (the grid's far tail, at +∞, is the floor),
+    above the remove pair's exact ε (mpmath; the add pair's is at most −log(1 − q))."""
+
+    def log_delta(epsilon):  # P' = (1 − q)N(0, 1) + qN(μ, 1) against Q' = N(0, 1)
+        t = (mpmath.log((mpmath.exp(epsilon) - (1 - q)) / q) + mu**2 / 2) / mu
+        q_tail = mpmath.erfc(t / mpmath.sqrt(2)) / 2
+        p_tail = (1 - q) * q_tail + q * mpmath.erfc((t - mu) / mpmath.sqrt(2)) / 2
+        return mpmath.log(p_tail - mpmath.exp(epsilon) * q_tail)
+
+    with mpmath.workdps(60):
+        mu, q, delta = mpmath.mpf(1), mpmath.mpf("0.01"), mpmath.mpf("1e-25")
+        exact = float(mpmath.findroot(lambda e: log_delta(e) - mpmath.log(delta), (4, 8)))
+    lower, upper = g.account(g.DPSGD(1.0, 0.01, 1)).epsilon_bounds(1e-25)
+    assert lower <= exact <= upper < exact + 1e-3

@@ -371,8 +371,11 @@ def _subsampled_gaussian_tails_mp(mu, gamma, direction, y):
     """
     import mpmath as mp
 
-    mp.mp.dps = 60
-    mu, gamma = mp.mpf(mu), mp.mpf(gamma)
+    with mp.workdps(60):
+        return _subsampled_gaussian_tails_at_60_digits(mp, mp.mpf(mu), mp.mpf(gamma), direction, y)
+
+
+def _subsampled_gaussian_tails_at_60_digits(mp, mu, gamma, direction, y):
 
     def above(threshold):  # P'(L' > threshold), Q'(L' > threshold) for the remove pair
         inside = mp.exp(mp.mpf(threshold)) - (1 - gamma)
@@ -393,7 +396,9 @@ def _subsampled_gaussian_tails_mp(mu, gamma, direction, y):
         p_below = (1 - gamma) * q_below + gamma * mp.erfc(-(t - mu) / mp.sqrt(2)) / 2
         return p_above, q_above, p_below, q_below
     # add: (P'', Q'') = (Q', P'), L'' = −L': L'' > y ⟺ L' < −y
-    p_above, q_above, p_below, q_below = _subsampled_gaussian_tails_mp(mu, gamma, "remove", -y)
+    p_above, q_above, p_below, q_below = _subsampled_gaussian_tails_at_60_digits(
+        mp, mu, gamma, "remove", -y
+    )
     return q_below, p_below, q_above, p_above
 
 
@@ -472,7 +477,29 @@ def test_the_subsampled_loss_map_against_mpmath(gamma):
 
     from gaussdp.pld.losses import subsampled_loss
 
-    mp.mp.dps = 50
     for inner in (-1e5, -30.0, -1.0, -1e-9, 0.0, 1e-9, 1.0, 30.0, 800.0, 1e5):
-        exact = mp.log(1 - mp.mpf(gamma) + mp.mpf(gamma) * mp.exp(mp.mpf(inner)))
+        with mp.workdps(50):
+            exact = mp.log(1 - mp.mpf(gamma) + mp.mpf(gamma) * mp.exp(mp.mpf(inner)))
         assert subsampled_loss(inner, gamma) == pytest.approx(float(exact), rel=1e-13, abs=1e-15)
+
+
+def test_a_subsampled_gaussian_with_losses_beyond_709_nats_keeps_its_upper_bound():
+    """σ = 0.03, q = 0.01, one step: ε at δ = 1e-20 is 841.97 (the remove pair, in mpmath).
+    The inverse map overflowed at 709 nats, every tail above read 0 and the grid rounded
+    that mass down to 709 nats: the upper bound read 709.78 (so did account()'s, on a grid
+    of 1e-4 in 30 s; here 1e-2)."""
+    import mpmath as mp
+
+    def log_delta(epsilon):  # P' = (1 − q)N(0, 1) + qN(μ, 1) against Q' = N(0, 1)
+        t = (mp.log((mp.exp(epsilon) - (1 - q)) / q) + mu**2 / 2) / mu  # L' > ε ⟺ z > t
+        q_tail = mp.erfc(t / mp.sqrt(2)) / 2
+        p_tail = (1 - q) * q_tail + q * mp.erfc((t - mu) / mp.sqrt(2)) / 2
+        return mp.log(p_tail - mp.exp(epsilon) * q_tail)
+
+    with mp.workdps(60):
+        mu, q = 1 / mp.mpf("0.03"), mp.mpf("0.01")
+        exact = mp.findroot(lambda e: log_delta(e) - mp.log(mp.mpf("1e-20")), (800, 900))
+    assert float(exact) == pytest.approx(841.9723, abs=1e-3)
+    loss = SubsampledLoss(GaussianLoss(float(mu)), float(q), "remove")
+    upper = profile_of(discretise(loss, 1e-2, "pessimistic", 1e-30)).epsilon(1e-20)
+    assert float(exact) <= upper <= float(exact) + 1e-2

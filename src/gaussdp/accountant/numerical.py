@@ -101,14 +101,16 @@ def _compose_all(
         if progress is not None:
             progress(f"{kind} bounds, {direction} direction: discretising")
         # Plain compositions cut their grids and windows where the rounding allowance
-        # dominates.
+        # dominates; one mechanism alone is not composed (no allowance): its grid keeps
+        # all but 1e-30 (what it leaves above goes to +∞, a floor under every δ).
         tilted = kind == PESSIMISTIC and rows_for(estimate(spacing, index)) == 2
         for _ in range(2):
-            cut = (
-                pld_compose.tilted_discretisation_tail(total_count, tilt_tail, floor)
-                if tilted
-                else grids.PLAIN_DISCRETISATION_TAIL
-            )
+            if tilted:
+                cut = pld_compose.tilted_discretisation_tail(total_count, tilt_tail, floor)
+            elif total_count == 1:
+                cut = grids._DISCRETISATION_TAIL
+            else:
+                cut = grids.PLAIN_DISCRETISATION_TAIL
             items = [
                 (discretise(pair[index], spacing, kind, cut), counts[leaf])
                 for leaf, pair in losses.items()
