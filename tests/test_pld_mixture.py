@@ -147,3 +147,40 @@ def test_monotone_in_sigma_and_steps(sigma, factor, steps, weight):
     noisier, longer = bounds(sigma * factor, steps), bounds(sigma, steps + 3)
     assert noisier[0] <= lower + 1e-9 and noisier[1] <= upper + 1e-9
     assert longer[0] >= lower - 1e-9 and longer[1] >= upper - 1e-9
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_a_mixture_grid_lies_on_its_own_tails(direction):
+    """The cheap support charges the largest shift's tail at full weight: with 1e-6 of the
+    mass at shift 3 the grid for 1e-30 reached its tail as if it held all of it. The tight
+    support leaves at most the tail beyond each end by mpmath (z solved from the loss), and
+    is narrower."""
+    shifts, weights, tail = (0.0, 0.5, 3.0), (0.6, 0.399999, 1e-6), 1e-30
+    loss = GaussianMixtureLoss(shifts, weights, direction)
+    low, high = loss.tight_support(tail)
+    cheap_low, cheap_high = loss.support(tail)
+    assert cheap_low <= low < high <= cheap_high
+    assert (high - low) < 0.9 * (cheap_high - cheap_low)
+
+    def tails_at(y):  # the remove pair's P(L > y), Q(L > y), P(L < y), Q(L < y)
+        with mpmath.workdps(40):
+
+            def loss_at(z):
+                return mpmath.log(
+                    sum(
+                        w * mpmath.exp(m * z - m**2 / 2)
+                        for m, w in zip(shifts, weights, strict=True)
+                    )
+                )
+
+            z = mpmath.findroot(lambda z: loss_at(z) - y, 0.0)
+            above_p = sum(w * mpmath.ncdf(m - z) for m, w in zip(shifts, weights, strict=True))
+            below_p = sum(w * mpmath.ncdf(z - m) for m, w in zip(shifts, weights, strict=True))
+            return [float(v) for v in (above_p, mpmath.ncdf(-z), below_p, mpmath.ncdf(z))]
+
+    if direction == "remove":
+        beyond = tails_at(high)[:2] + tails_at(low)[2:]
+    else:  # add: (P, Q) swapped and L negated
+        above, below = tails_at(-high), tails_at(-low)
+        beyond = [above[3], above[2], below[1], below[0]]
+    assert max(beyond) <= tail * (1 + 1e-6)

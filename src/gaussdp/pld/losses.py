@@ -158,6 +158,18 @@ def narrowed_support(tails, tail: float, low: float, high: float) -> tuple[float
     return new_low, new_high
 
 
+def remembered_tight_support(loss: PrivacyLoss, tail: float) -> tuple[float, float]:
+    """``loss.support(tail)`` narrowed to its own tails, remembered on the loss per tail.
+
+    For mixtures, whose cheap supports bound each component's tail separately
+    (:func:`narrowed_support`); the engine asks for a few tails, often.
+    """
+    supports = loss.__dict__.setdefault("_tight_supports", {})
+    if tail not in supports:
+        supports[tail] = narrowed_support(loss.tails, tail, *loss.support(tail))
+    return supports[tail]
+
+
 def _cell_masses(sf: np.ndarray, cdf: np.ndarray) -> np.ndarray:
     """Masses of consecutive cells from tail probabilities at the edges."""
     total = cdf[0] + sf[0]
@@ -426,10 +438,7 @@ class SubsampledLoss(PrivacyLoss):
         component: σ = 1, q = 1e-5 at 2.5e-26 reached a loss of 0.49 where 0.21
         leaves the same. Remembered per tail (the engine asks for a few, often).
         """
-        supports = self.__dict__.setdefault("_tight_supports", {})
-        if tail not in supports:
-            supports[tail] = narrowed_support(self.tails, tail, *self.support(tail))
-        return supports[tail]
+        return remembered_tight_support(self, tail)
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ import numpy as np
 from scipy import special
 
 from gaussdp._numerics import normal_quantile_of_complement
-from gaussdp.pld.losses import PrivacyLoss
+from gaussdp.pld.losses import PrivacyLoss, remembered_tight_support
 
 __all__ = ["GaussianMixtureLoss", "is_trivial_mixture", "mixture_losses"]
 
@@ -167,6 +167,10 @@ class GaussianMixtureLoss(PrivacyLoss):
         low = float(self.remove_loss(np.array(-width)))
         high = float(self.remove_loss(np.array(width + float(self._shifts.max()))))
         return (low, high) if self.direction == "remove" else (-high, -low)
+
+    def tight_support(self, tail):
+        # The largest shift's tail is charged at full weight above: narrowed to the mixture's.
+        return remembered_tight_support(self, tail)
 
 
 def mixture_losses(

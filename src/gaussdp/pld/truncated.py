@@ -72,7 +72,7 @@ import numpy as np
 
 from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError
-from gaussdp.pld.losses import BracketedLoss, PrivacyLoss
+from gaussdp.pld.losses import BracketedLoss, PrivacyLoss, remembered_tight_support
 from gaussdp.pld.mixture import mixture_losses
 from gaussdp.pld.truncated_attack import (
     attack_losses,
@@ -149,6 +149,10 @@ class RevealedMixtureLoss(PrivacyLoss):
         pairs = zip(self.weights, self.components, strict=True)
         ends = [component.support(tail) for weight, component in pairs if weight > 0]
         return min(low for low, _ in ends), max(high for _, high in ends)
+
+    def tight_support(self, tail):
+        # A branch of weight 1e-49 (a batch almost never cut) needs no grid of its own.
+        return remembered_tight_support(self, tail)
 
 
 def conditional_sampling_probability(mechanism: m.TruncatedPoisson) -> float:
