@@ -38,6 +38,9 @@ MAXIMUM_GRID_SPACING = 1e-4
 _DISCRETISATION_TAIL = 1e-30
 #: The same, under its public name (the entry point checks a loss's width at it).
 ESTIMATE_TAIL = _DISCRETISATION_TAIL
+#: ... and the tail a mechanism accounted alone leaves beyond its grid: it is not composed,
+#: so no rounding allowance hides what goes to +∞ there (a floor under every δ).
+SINGLE_MECHANISM_TAIL = _DISCRETISATION_TAIL
 #: Mass beyond the per-mechanism grid on each side, for compositions computed plain:
 #: T mechanisms then move at most T times this, a thousandth of the rounding allowance
 #: u·4T that every δ of a plain composition carries anyway (as the window, see

@@ -108,7 +108,7 @@ def _compose_all(
             if tilted:
                 cut = pld_compose.tilted_discretisation_tail(total_count, tilt_tail, floor)
             elif total_count == 1:
-                cut = grids._DISCRETISATION_TAIL
+                cut = grids.SINGLE_MECHANISM_TAIL
             else:
                 cut = grids.PLAIN_DISCRETISATION_TAIL
             items = [

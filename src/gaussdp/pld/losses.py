@@ -33,6 +33,9 @@ __all__ = [
     "LaplaceLoss",
     "PrivacyLoss",
     "SubsampledLoss",
+    "narrowed_support",
+    "remembered_tight_support",
+    "subsampled_loss",
 ]
 
 
