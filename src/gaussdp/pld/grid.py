@@ -140,6 +140,40 @@ def _times_exp(masses: np.ndarray, losses: np.ndarray) -> np.ndarray:
     return result
 
 
+#: Binned cells whose computed Q-mass is below this (it underflows near 1e-308) take it
+#: from the loss's log Q-tails where the loss has them.
+_UNDERFLOWING_Q = 1e-250
+
+
+def _underflowed_q_from_logs(loss, edges, grid, cells_p, cells_q, tilted) -> None:
+    """Tilted Q-masses Q_k·e^{l_k} of binned cells where Q_k underflows, from log Q-tails.
+
+    At losses of about 700 nats and more Q's mass is below 1e-308: computed
+    as a difference of tails it is 0 (or a subnormal with a few bits), and the
+    lower bound leaves such cells out (σ = 0.03, q = 0.01, one step: the lower
+    bound on ε at δ = 1e-20 stopped at 695.7 where ε is 841.97). Where the loss
+    gives log Q(L > x) (:meth:`~gaussdp.pld.losses.PrivacyLoss.log_q_above`),
+    Q_k = Q(L > e_{k−1}) − Q(L > e_k) is taken in logarithms,
+    log Q(L > e_{k−1}) + log1p(−e^{log Q(L > e_k) − log Q(L > e_{k−1})}), and
+    ``tilted`` is written in place (the bottom cell is never such a cell).
+    """
+    index = np.flatnonzero((cells_q < _UNDERFLOWING_Q) & (cells_p > 0))
+    index = index[index > 0]
+    if index.size == 0:
+        return
+    lower = loss.log_q_above(edges[index - 1])
+    if lower is None:
+        return
+    upper = np.full(index.size, -np.inf)
+    inside = index < edges.size  # the top cell, (e_{n−1}, ∞), has no upper edge
+    upper[inside] = loss.log_q_above(edges[index[inside]])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_cell = lower + np.log1p(-np.exp(upper - lower))
+    log_cell = np.where(np.isnan(log_cell), -np.inf, log_cell)
+    with np.errstate(over="ignore"):
+        tilted[index] = np.exp(log_cell + grid[index])
+
+
 #: Grids of more points than this are laid over the loss's
 #: :meth:`~gaussdp.pld.losses.PrivacyLoss.tight_support` (whose
 #: search, about 0.15 ms, is more than a grid this short costs to discretise).
@@ -189,5 +223,6 @@ def discretise(loss: PrivacyLoss, spacing: float, kind: str, tail: float) -> Gri
         edges = (np.arange(k_low, k_high) + 0.5) * spacing
         cells_p, cells_q = loss.interval_masses(edges)
         tilted = _times_exp(cells_q, grid)
+        _underflowed_q_from_logs(loss, edges, grid, cells_p, cells_q, tilted)
         return GridPLD(spacing, k_low, cells_p, tilted, loss.infinity_mass, OPTIMISTIC)
     raise ValueError(f"kind must be 'pessimistic' or 'optimistic', got {kind!r}")

@@ -72,6 +72,16 @@ class PrivacyLoss(ABC):
         """((P(L > x), Q(L > x)), (P(L ≤ x), Q(L ≤ x))), each accurate in its own tail."""
         return self.sf(x), self.cdf(x)
 
+    def log_q_above(self, x) -> np.ndarray | None:
+        """log Q(L > x), where Q(L > x) underflows (losses of 700 nats and more), or None.
+
+        Q's mass there is about e^{−x} times P's: below 1e-308 it is 0 in
+        double precision, and a binned grid can only leave such cells out (a
+        lower bound may) — the lower bound then stops near 700 nats. Losses
+        that know the logarithm give it here (default: None, not known).
+        """
+        return None
+
     def for_bound(self, kind: str) -> PrivacyLoss:
         """The loss to discretise for ``kind`` of bound.
 
@@ -232,6 +242,10 @@ class GaussianLoss(PrivacyLoss):
         z = float(normal_quantile_of_complement(tail))
         half = 0.5 * self.mu**2
         return -half - z * self.mu, half + z * self.mu
+
+    def log_q_above(self, x):
+        """log Q(L > x) = log Φ(−(x + μ²/2)/μ), accurate however far in the tail."""
+        return special.log_ndtr(-self._standardised(x)[1])
 
 
 @dataclass(frozen=True)
@@ -433,6 +447,19 @@ class SubsampledLoss(PrivacyLoss):
         low, high = self.inner.support(tail)
         a, b = subsampled_loss(low, self.probability), subsampled_loss(high, self.probability)
         return (a, b) if self.direction == "remove" else (-b, -a)
+
+    def log_q_above(self, x):
+        """log Q(L' > x) for the remove direction (Q is the inner Q: L' > x ⟺ L > g(x)).
+
+        The add direction's Q is the mixture, whose losses stay below
+        −log(1 − γ): nothing there underflows (None).
+        """
+        if self.direction != "remove":
+            return None
+        inner = self.inner.log_q_above(self._inverse(x))
+        if inner is None:
+            return None
+        return np.where(np.asarray(x) <= math.log1p(-self.probability), 0.0, inner)
 
     def tight_support(self, tail):
         """:meth:`support` narrowed to the mixture's own tails (:func:`narrowed_support`).
