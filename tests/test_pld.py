@@ -530,3 +530,6 @@ def test_log_q_tails_against_mpmath():
             assert got == pytest.approx(float(mp.log(mp.ncdf(-z))), rel=1e-12)
     assert SubsampledLoss(gaussian, gamma, "add").log_q_above(xs) is None
     assert remove.log_q_above(np.array([-1.0]))[0] == 0.0  # below log(1 − γ): all of Q
+    # γ = 1 (no subsampling): the inner loss's own tail, with no bottom to the loss
+    whole = SubsampledLoss(gaussian, 1.0, "remove").log_q_above(xs)
+    np.testing.assert_allclose(whole, gaussian.log_q_above(xs), rtol=1e-12)

@@ -244,7 +244,8 @@ class Accounting:
             why = (
                 "the finer grids tried did not narrow it as the grid's error law predicts: "
                 "either the mechanism is known only between two pairs that differ there "
-                "(random allocation's at small delta), which no grid closes, or an atom of "
+                "(such as truncated Poisson's where batches are cut), which no grid closes, "
+                "or an atom of "
                 "the privacy loss (such as the Laplace mechanism's at 1/b) is off by up to a "
                 "grid spacing, not its square, which a grid_spacing below the gap narrows"
             )

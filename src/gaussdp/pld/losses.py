@@ -459,7 +459,8 @@ class SubsampledLoss(PrivacyLoss):
         inner = self.inner.log_q_above(self._inverse(x))
         if inner is None:
             return None
-        return np.where(np.asarray(x) <= math.log1p(-self.probability), 0.0, inner)
+        bottom = math.log1p(-self.probability) if self.probability < 1.0 else -math.inf
+        return np.where(np.asarray(x) <= bottom, 0.0, inner)
 
     def tight_support(self, tail):
         """:meth:`support` narrowed to the mixture's own tails (:func:`narrowed_support`).
