@@ -6,9 +6,9 @@ trees (leaves of every kind; repetitions, compositions, subsampling, groups, par
 parts, samplers, banded matrix mechanisms), accounts them, asks a few random queries
 and checks what every accounting promises:
 
-- ``epsilon_bounds``: 0 ≤ lower ≤ upper, also the lower profiles' own value (the
-  public bounds are ``min(lower, upper)``, which would hide a lower bound above the
-  upper one);
+- ``epsilon_bounds`` at δ from 1e-20 to 1e-3: 0 ≤ lower ≤ upper, also the lower
+  profiles' own value; the public lower bound is ``min(lower, upper)``, and bounds that
+  cross beyond their rounding margins warn, which is made an error here;
 - ``delta_bounds``: 0 ≤ lower ≤ upper ≤ 1;
 - ``tradeoff()``: finite β in [0, 1], and the pessimistic curve never above the
   optimistic one;
@@ -123,7 +123,7 @@ def _query(accounting, rng: random.Random, asked: list) -> None:
     kind = rng.choice(["epsilon", "delta", "curves", "report"])
     asked.append(kind)
     if kind == "epsilon":
-        delta = 10.0 ** rng.uniform(-12.0, -3.0)
+        delta = 10.0 ** rng.uniform(-20.0, -3.0)
         lower, upper = accounting.epsilon_bounds(delta)
         own = max(p.epsilon(delta) for p in accounting.profiles("lower"))
         assert 0.0 <= lower <= upper and own <= upper * (1 + 1e-9) + 1e-12, (delta, own, upper)
@@ -153,6 +153,7 @@ def main(argv=None) -> int:
     except (ImportError, ValueError):  # not POSIX: no limit
         pass
     warnings.simplefilter("ignore")
+    warnings.filterwarnings("error", message="the certified bounds", category=RuntimeWarning)
     import gaussdp
 
     def timeout(*_):

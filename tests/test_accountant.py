@@ -442,3 +442,45 @@ def test_one_subsampled_step_is_bounded_at_tiny_delta():
         exact = float(mpmath.findroot(lambda e: log_delta(e) - mpmath.log(delta), (4, 8)))
     lower, upper = g.account(g.DPSGD(1.0, 0.01, 1)).epsilon_bounds(1e-25)
     assert lower <= exact <= upper < exact + 1e-3
+
+
+def test_two_subsampled_steps_are_bounded_at_tiny_delta_against_mpmath():
+    """Two steps of σ = 1, q = 0.01 at δ = 1e-16 (below the plain composition's floor, so
+    tilted), against δ(ε) by quadrature in mpmath: for the remove pair, the composed loss
+    exceeds ε where y > L⁻¹(ε − L(x)), so δ(ε) = ∫ p(x)·P(Y > t(x)) − e^ε·q(x)·Q(Y > t(x)) dx
+    with the tails in closed form. Each step's grid sends P-mass to +∞, which the
+    composition carries; computed as 1 − Π(1 − p) it read 0, and the upper bound was
+    3.3891036 where ε is 3.3891075."""
+    with mpmath.workdps(30):
+        q, half = mpmath.mpf("0.01"), mpmath.mpf(1) / 2
+
+        def loss(y):
+            return mpmath.log(1 - q + q * mpmath.exp(y - half))
+
+        def inverse(v):  # the y with loss(y) = v, for v > log(1 − q)
+            return mpmath.log((mpmath.exp(v) - (1 - q)) / q) + half
+
+        def density(t):
+            return mpmath.exp(-t * t / 2) / mpmath.sqrt(2 * mpmath.pi)
+
+        def tail(t):
+            return mpmath.erfc(t / mpmath.sqrt(2)) / 2
+
+        def exact_delta(epsilon):
+            epsilon = mpmath.mpf(epsilon)
+            bottom = mpmath.log(1 - q)
+
+            def integrand(x):
+                p, q_density = (1 - q) * density(x) + q * density(x - 1), density(x)
+                if epsilon - loss(x) <= bottom:  # every y: the whole of both measures
+                    return p - mpmath.exp(epsilon) * q_density
+                t = inverse(epsilon - loss(x))
+                p_tail = (1 - q) * tail(t) + q * tail(t - 1)
+                return p * p_tail - mpmath.exp(epsilon) * q_density * tail(t)
+
+            switch = inverse(epsilon - bottom)
+            return mpmath.quad(integrand, [-mpmath.inf, 0, switch, switch + 5, mpmath.inf])
+
+        lower, upper = g.account(g.DPSGD(1.0, 0.01, 2)).epsilon_bounds(1e-16)
+        assert exact_delta(upper) <= 1e-16 <= exact_delta(lower)
+        assert upper - lower < 1e-7

@@ -521,3 +521,16 @@ def test_short_lower_profiles_compose_their_tail_fine_at_once():
     bin_number = int(guarantees._tail_bins(np.array([0.5]))[0])
     fake._tail_lower(bin_number, 0, 1e-6, 0.0, 0.5)
     assert calls == [1]
+
+
+def test_crossed_certified_bounds_are_said_not_only_clamped():
+    # Both bounds are certified, so a lower bound above the upper one is a defect (as the
+    # mass at +∞ lost below the roundoff of 1 was); the clamp keeps lower ≤ upper for
+    # the caller, and a RuntimeWarning says so (the suite makes it an error).
+    with pytest.warns(RuntimeWarning, match=r"delta=1e-14 cross \(lower 3\.01386055"):
+        assert guarantees._ordered(3.01386055, 3.0138605, 1e-14) == 3.0138605
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # within the bounds' own rounding margins: no word
+        assert guarantees._ordered(1.0 + 1e-12, 1.0, 1e-5) == 1.0
+        assert guarantees._ordered(0.5, 1.0, 1e-5) == 0.5

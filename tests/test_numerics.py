@@ -78,3 +78,26 @@ def test_expand_bracket():
     assert low <= 1e-9 < high
     with pytest.raises(ValueError, match="unreachable"):
         _numerics.expand_bracket(lambda v: 1.0, 1.0, direction="up", max_steps=5)
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        [(2.5e-21, 10)],  # each far below the roundoff of 1 − p: the direct form gives 0
+        [(1e-300, 3), (4e-17, 1_000_000)],
+        [(0.3, 2), (1e-12, 7)],
+        [(1e-5, 10**6)],
+    ],
+)
+def test_union_of_independent_against_mpmath(items):
+    with mpmath.workdps(60):
+        product = mpmath.mpf(1)
+        for probability, count in items:
+            product *= (1 - mpmath.mpf(probability)) ** count
+        exact = float(1 - product)
+    up = _numerics.union_of_independent(items, upward=True)
+    down = _numerics.union_of_independent(items, upward=False)
+    assert down <= exact <= up
+    assert up == pytest.approx(exact, rel=1e-11) and down == pytest.approx(exact, rel=1e-11)
+    assert _numerics.union_of_independent([*items, (1.0, 1)], upward=False) == 1.0
+    assert _numerics.union_of_independent([(0.0, 5)], upward=True) == 0.0

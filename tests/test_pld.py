@@ -1,6 +1,7 @@
 """The PLD engine's building blocks: discretisation, composition, queries."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -154,10 +155,30 @@ def test_profile_epsilon_inverts_delta():
         assert profile.delta(epsilon * (1 - 1e-6)) > delta
 
 
+@pytest.mark.parametrize("tilt", [False, True])
+def test_compositions_carry_mass_at_infinite_loss_below_the_roundoff_of_one(tilt):
+    # Each step's grid sends 2.5e-21 of P-mass to +∞ (its tail above the grid); ten steps
+    # carry 1 − (1 − 2.5e-21)^10 ≈ 2.5e-20, every δ's floor. Computed as 1 − Π(1 − p), it
+    # rounded to 0 (1 − 2.5e-21 is 1 in double precision), and the tilted upper bound of
+    # DP-SGD(1, 0.01, 10) fell below its certified lower bound at δ = 1e-14 (test_accountant).
+    loss = SubsampledLoss(GaussianLoss(1.0), 0.01, "remove")
+    single = discretise(loss, 1e-4, "pessimistic", 2.5e-21)
+    assert 1e-21 < single.infinity_mass <= 2.5e-21
+    expected = 10 * single.infinity_mass  # to 1e-20 relative
+    composed = compose_many([(single, 10)], floor=0.0 if tilt else None, tilt=tilt)
+    assert expected <= composed.infinity_mass <= expected * (1 + 1e-9)
+    assert compose(single, single).infinity_mass >= 2 * single.infinity_mass
+    optimistic = discretise(loss, 1e-4, "optimistic", 2.5e-21)
+    doubled = replace(optimistic, infinity_mass=single.infinity_mass)
+    assert compose_many([(doubled, 10)]).infinity_mass == pytest.approx(expected, rel=1e-9)
+
+
 def test_tilted_composition_reaches_the_exact_gaussian_tail():
     # 400 Gaussian steps of μ = 0.05 are exactly 1-GDP; the plain composition's rounding
     # allowance (~4e-13) hides δ below it, the tilted one follows the closed form to 1e-27.
-    single = discretise(GaussianLoss(0.05), 1e-3, "pessimistic", 1e-30)
+    # Each step's grid leaves 1e-32 above it, which goes to +∞: 400 of them carry 4e-30,
+    # a thousandth of δ(11) (a grid leaving 1e-30 carries 4e-28, 11% of it).
+    single = discretise(GaussianLoss(0.05), 1e-3, "pessimistic", 1e-32)
     tilted = profile_of(compose_many([(single, 400)], floor=1e-25))
     for epsilon in (1.0, 3.0, 5.0, 8.0, 10.0, 11.0):
         exact = float(gdp.delta(1.0, epsilon))

@@ -51,6 +51,7 @@ __all__ = [
     "normal_quantile_of_complement",
     "normal_sf",
     "suffix_sums",
+    "union_of_independent",
 ]
 
 LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
@@ -252,6 +253,31 @@ def log_diff_exp(a, b):
 def log_add_exp(a, b):
     """log(eᵃ + eᵇ)."""
     return np.logaddexp(a, b)
+
+
+#: Relative margin that :func:`union_of_independent` moves its result by (its own
+#: error is a few units of roundoff per term).
+_UNION_MARGIN = 1e-12
+
+
+def union_of_independent(probabilities_and_counts, upward: bool) -> float:
+    """1 − Π (1 − pᵢ)^{cᵢ}, the chance that at least one of independent events happens.
+
+    Computed as −expm1(Σ cᵢ·log1p(−pᵢ)), relative error a few units of
+    roundoff (the direct form loses every pᵢ below 1.1e-16: 1 − pᵢ rounds
+    to 1). ``upward``: the result is moved up by a relative 1e-12 (the mass
+    a pessimistic composition sends to +∞, which an upper bound must not
+    lose), else down (an optimistic one's). Used for P(+∞) of a composition:
+    each mechanism's privacy loss is +∞ with probability pᵢ, independently.
+    """
+    exponent = 0.0
+    for probability, count in probabilities_and_counts:
+        if probability >= 1.0:
+            return 1.0
+        exponent += count * math.log1p(-probability)
+    value = -math.expm1(exponent)
+    value *= 1.0 + _UNION_MARGIN if upward else 1.0 - _UNION_MARGIN
+    return min(max(value, 0.0), 1.0)
 
 
 # ---------------------------------------------------------------------------

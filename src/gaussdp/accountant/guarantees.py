@@ -12,6 +12,7 @@ profile). An :class:`~gaussdp.accountant.Accounting` asks its guarantee.
 from __future__ import annotations
 
 import math
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -172,6 +173,27 @@ _NEAR_MISS = 1.5
 _UPPER_FIRST = 2.0
 #: The kinds of refinement (keys of ProfileGuarantee._refined) that are finer grids.
 _GRID_KINDS = ("grid", "upper grid")
+
+
+#: Certified bounds may cross by this much (relative) through their own margins.
+_CROSSING_TOLERANCE = 1e-9
+
+
+def _ordered(lower: float, upper: float, delta: float) -> float:
+    """The lower bound, at most ``upper``; a crossing beyond rounding margins is reported.
+
+    Both bounds are certified, so a lower bound above the upper one means
+    that one of them is not: it is said (a RuntimeWarning, which the test
+    suite turns into an error) rather than hidden by the clamp alone.
+    """
+    if lower > upper + _CROSSING_TOLERANCE * abs(upper):
+        warnings.warn(
+            f"the certified bounds on epsilon at delta={delta:.3g} cross (lower {lower!r} > "
+            f"upper {upper!r}): one of them is wrong; please report this mechanism",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+    return min(lower, upper)
 
 
 def _tail_bins(epsilon: np.ndarray) -> np.ndarray:
@@ -434,7 +456,7 @@ class ProfileGuarantee(_Guarantee):
                     lower = self._tail_lower(bin_number, index, delta, lower, upper)
         if self.refine_grid is not None and math.isfinite(upper) and lower > 0.0:
             lower, upper = self._on_a_finer_grid(delta, lower, upper)
-        return min(lower, upper), upper
+        return _ordered(lower, upper, delta), upper
 
     def _on_a_finer_grid(self, delta: float, lower: float, upper: float) -> tuple[float, float]:
         """Where the grids' error law was optimistic, both bounds again on finer grids.

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.fft import next_fast_len
 
+from gaussdp._numerics import union_of_independent
 from gaussdp._validation import InvalidParameterError
 from gaussdp.pld import composition as _composition
 from gaussdp.pld.grid import GridPLD
@@ -103,7 +104,7 @@ def _one_checkpoint(
     noise = np.maximum(-np.min(composed_rows, axis=-1), 0.0)
     keep = min(length, full - low)
     composed_rows = _composition.window(composed_rows, low, keep)
-    infinity = 1.0 - (1.0 - pld.infinity_mass) ** times
+    infinity = union_of_independent(((pld.infinity_mass, times),), upward=not optimistic)
     wrapped = 0.0 if exact else (plan.below if optimistic else plan.above)
     allowance = _composition.rounding_allowance(length, times)
     inherited = times * (pld.slack + pld.slack_below + pld.slack_at_cut)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.fft import next_fast_len
 
-from gaussdp._numerics import CACHE_CHUNK, UNIT_ROUNDOFF
+from gaussdp._numerics import CACHE_CHUNK, UNIT_ROUNDOFF, union_of_independent
 from gaussdp.pld.chernoff import (
     blocked_terms,
     chernoff_cut,
@@ -201,7 +201,9 @@ def compose(first: GridPLD, second: GridPLD, tail: float = DEFAULT_TAIL) -> Grid
     q = None
     if not first.is_pessimistic:
         q = _convolve(first.tilted_q_masses, second.tilted_q_masses)
-    infinity = 1.0 - (1.0 - first.infinity_mass) * (1.0 - second.infinity_mass)
+    infinity = union_of_independent(
+        ((first.infinity_mass, 1), (second.infinity_mass, 1)), upward=first.is_pessimistic
+    )
     composed = GridPLD(
         first.spacing,
         first.offset + second.offset,
@@ -683,7 +685,9 @@ def compose_many(
     optimistic = not first.is_pessimistic
     total_count = sum(count for _, count in items)
     offset = sum(count * pld.offset for pld, count in items)
-    infinity = 1.0 - math.prod((1.0 - pld.infinity_mass) ** count for pld, count in items)
+    infinity = union_of_independent(
+        ((pld.infinity_mass, count) for pld, count in items), upward=not optimistic
+    )
     inherited = sum(
         count * (pld.slack + pld.slack_below + pld.slack_at_cut) for pld, count in items
     )

@@ -54,7 +54,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.fft import next_fast_len
 
-from gaussdp._numerics import CACHE_CHUNK, LOG_ROUNDING, UNIT_ROUNDOFF, suffix_sums
+from gaussdp._numerics import (
+    CACHE_CHUNK,
+    LOG_ROUNDING,
+    UNIT_ROUNDOFF,
+    suffix_sums,
+    union_of_independent,
+)
 from gaussdp.pld.chernoff import blocked_terms, chernoff_cut, log_mgf, saddle, spread
 from gaussdp.pld.composition import _compose_row, rounding_allowance
 from gaussdp.pld.grid import GridPLD
@@ -414,5 +420,4 @@ def _truncated(items: list[tuple[GridPLD, int]], budget: float, q_budget: float)
 
 def _infinity_mass(items: list[tuple[GridPLD, int]]) -> float:
     """P(+∞) of the composition, rounded down."""
-    value = 1.0 - math.prod((1.0 - pld.infinity_mass) ** count for pld, count in items)
-    return max(value * (1.0 - 1e-12), 0.0)
+    return union_of_independent(((pld.infinity_mass, count) for pld, count in items), upward=False)
