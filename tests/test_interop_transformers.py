@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from gaussdp import account, gdp
 from gaussdp import mechanisms as m
 from gaussdp.pld import compose_many, discretise, profile_of
+from gaussdp.pld import guarantees as pld_guarantees
 from gaussdp.pld.dominating_pairs import dominating_losses
 from gaussdp.pld.guarantees import (
     ComposedZCDP,
@@ -408,3 +409,19 @@ def test_property_group_privacy_weakens_with_group_size(k, epsilon):
     smaller = account(m.Group(step, k)).delta(0.1)
     larger = account(m.Group(step, k + 1)).delta(0.1)
     assert larger >= smaller - 1e-12
+
+
+@pytest.mark.parametrize(
+    ("delta", "epsilon"),
+    [(0.5, 0.3), (1e-3, 1e-3), (1e-20, 1e-4), (0.2, 0.2231435513142097), (1.0 - 1e-12, 3.0)],
+)
+def test_reflected_lines_delta_is_bracketed_against_mpmath(delta, epsilon):
+    # A tangent of slope in (−1, 0) reflected across the diagonal is the (ε, δ') line with
+    # δ' = 1 − (1 − δ)e^ε, computed as δe^ε − (e^ε − 1) and moved by its rounding error
+    # (the direct form rounds 1 − δ to 1 below δ = 1.1e-16), up for upper curves.
+    with mpmath.workdps(50):
+        exact = 1 - (1 - mpmath.mpf(delta)) * mpmath.exp(mpmath.mpf(epsilon))
+    up = float(pld_guarantees._reflected_delta(delta, epsilon, upward=True))
+    down = float(pld_guarantees._reflected_delta(delta, epsilon, upward=False))
+    assert down <= exact <= up
+    assert up - down <= 1e-8 * abs(float(exact)) + 1e-14

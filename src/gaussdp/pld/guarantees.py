@@ -68,7 +68,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gaussdp import mechanisms as m
-from gaussdp._numerics import log1m_exp
+from gaussdp._numerics import UNIT_ROUNDOFF, log1m_exp
 from gaussdp._validation import InvalidParameterError
 from gaussdp.pld.losses import (
     REVEALS_NOTHING,
@@ -239,6 +239,25 @@ def _best_zcdp(log_x, log_not_x, rho):
     return np.minimum(f_left, f_right), alpha, rho * alpha
 
 
+def _reflected_delta(delta, epsilon, upward: bool):
+    """1 − (1 − δ)e^ε, the δ of a line reflected across the diagonal, rounded to one side.
+
+    Written δe^ε − (e^ε − 1): the direct form rounds 1 − δ to 1 for δ below
+    1.1e-16 and then loses the difference. Either way the two terms nearly
+    cancel where the result is small, so it is moved by their rounding error,
+    3u·(δe^ε + e^ε − 1), and by the relative margin, up (``upward``) or down.
+    """
+    delta, epsilon = np.asarray(delta, dtype=float), np.asarray(epsilon, dtype=float)
+    with np.errstate(over="ignore", invalid="ignore"):
+        grown, rise = delta * np.exp(epsilon), np.expm1(epsilon)
+        value = grown - rise  # −∞ where e^ε overflows (far below 0 unless δ = 1)
+        value = np.where(np.isnan(value), -np.inf, value)
+        error = np.where(np.isfinite(value), 3.0 * UNIT_ROUNDOFF * (grown + rise), 0.0)
+    moved = value + error if upward else value - error
+    margin = np.where(np.isfinite(moved), _DELTA_MARGIN * np.abs(moved), 0.0)
+    return moved + margin if upward else moved - margin
+
+
 def _tangent_pairs(log_x, log_not_x, log_t, alpha, epsilon_alpha) -> np.ndarray:
     """(ε, δ) guarantees from the tangents of the active constraint at each x."""
     keep = (log_t < 0.0) & (log_t > log_x) & (epsilon_alpha > 0)
@@ -255,9 +274,7 @@ def _tangent_pairs(log_x, log_not_x, log_t, alpha, epsilon_alpha) -> np.ndarray:
     # Tangents with slope in (−1, 0) are reflected across the diagonal (the swapped order).
     negative = epsilon < 0.0
     epsilon[negative] = -epsilon[negative]
-    delta[negative] = (1.0 - (1.0 - delta[negative]) * np.exp(epsilon[negative])) * (
-        1.0 + _DELTA_MARGIN
-    )
+    delta[negative] = _reflected_delta(delta[negative], epsilon[negative], upward=True)
     pairs = np.column_stack([epsilon, np.clip(delta, 0.0, 1.0)])
     return pairs[np.isfinite(pairs).all(axis=1)]
 
@@ -305,7 +322,7 @@ def _chord_pairs(log_x, log_t) -> np.ndarray:
         delta *= 1.0 - _DELTA_MARGIN
         if epsilon < 0.0:  # slope in (−1, 0): the reflected line of the swapped order
             epsilon = -epsilon
-            delta = (1.0 - (1.0 - delta) * math.exp(epsilon)) * (1.0 - _DELTA_MARGIN)
+            delta = float(_reflected_delta(delta, epsilon, upward=False))
         if math.isfinite(epsilon):
             pairs.append((epsilon, min(max(delta, 0.0), 1.0)))
     return np.array(pairs).reshape(-1, 2)
