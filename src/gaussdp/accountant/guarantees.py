@@ -175,6 +175,8 @@ _UPPER_FIRST = 2.0
 _GRID_KINDS = ("grid", "upper grid")
 
 
+#: Below the upper bounds' floor, the lower bound is read at this many times the floor.
+_FLOOR_FACTOR = 10.0
 #: Certified bounds may cross by this much (relative) through their own margins.
 _CROSSING_TOLERANCE = 1e-9
 
@@ -456,7 +458,24 @@ class ProfileGuarantee(_Guarantee):
                     lower = self._tail_lower(bin_number, index, delta, lower, upper)
         if self.refine_grid is not None and math.isfinite(upper) and lower > 0.0:
             lower, upper = self._on_a_finer_grid(delta, lower, upper)
+        if math.isinf(upper) and self.refine_lower is not None:
+            lower = max(lower, self._lower_above_the_floor(delta))
         return _ordered(lower, upper, delta), upper
+
+    def _lower_above_the_floor(self, delta: float) -> float:
+        """A lower bound on ε(δ) for δ below the upper bounds' floor (0: none better).
+
+        ε(δ) is non-increasing in δ, so a lower bound at any δ' ≥ δ holds at δ.
+        Below the floor the upper bound is infinite and the lower one cannot be
+        refined (its tails are tilted at the upper bound's loss), so it would
+        fall back to the plain lower profiles: DP-SGD(1, 0.01, 10) read 6.21 at
+        δ = 1e-28 but 2.86 at 1e-30. It is read at ten times the floor instead,
+        where the upper bound is finite and the tails apply.
+        """
+        above = _FLOOR_FACTOR * self.upper_floor()
+        if not delta < above < 1.0:
+            return 0.0
+        return self.epsilon_bounds(above)[0]
 
     def _on_a_finer_grid(self, delta: float, lower: float, upper: float) -> tuple[float, float]:
         """Where the grids' error law was optimistic, both bounds again on finer grids.
