@@ -608,9 +608,11 @@ def _optimistic_profile_curve(profile, pessimistic):
     s = np.exp(epsilons)
     pairs = [np.column_stack([epsilons, deltas])]
     n = s.size
-    # secant k through (s_k, δ_k), (s_{k+1}, δ_{k+1}): δ = a_k + b_k·s
-    b = np.diff(deltas) / np.diff(s)
-    a = deltas[:-1] - b * s[:-1]
+    # secant k through (s_k, δ_k), (s_{k+1}, δ_{k+1}): δ = a_k + b_k·s (NaN where two ε
+    # round to one s: that interval is a point, and its rows are dropped below)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        b = np.diff(deltas) / np.diff(s)
+        a = deltas[:-1] - b * s[:-1]
     for i in range(n - 1):  # the interval [s_i, s_{i+1}]
         lines = [(deltas[i + 1], 0.0)]  # monotone: δ ≥ δ_{i+1}
         if i >= 1:
