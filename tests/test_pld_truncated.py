@@ -230,10 +230,13 @@ def test_bad_input_is_refused_in_one_line(build, message):
 
 def test_the_binomial_range_of_the_attacks_is_its_1e30_quantiles():
     # scipy's isf(1e-30) forms 1 − 1e-30 = 1 and returns the largest k: bisected on sf instead
-    from gaussdp.pld.truncated_attack import _upper_quantile
+    from gaussdp._binomial import binomial_lower_quantile, binomial_upper_quantile
 
-    high = _upper_quantile(99_999, 0.01, 1e-30)
+    high = binomial_upper_quantile(99_999, 0.01, 1e-30)
     assert stats.binom.sf(high, 99_999, 0.01) <= 1e-30 < stats.binom.sf(high - 1, 99_999, 0.01)
+    low = binomial_lower_quantile(99_999, 0.01, 1e-30)
+    assert low == int(stats.binom.ppf(1e-30, 99_999, 0.01))
+    assert stats.binom.cdf(low - 1, 99_999, 0.01) < 1e-30 <= stats.binom.cdf(low, 99_999, 0.01)
 
 
 def test_a_small_batch_is_more_private_than_poisson():

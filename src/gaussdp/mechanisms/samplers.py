@@ -14,6 +14,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import ClassVar
 
+from gaussdp._binomial import binomial_sf
 from gaussdp._validation import InvalidParameterError
 from gaussdp.mechanisms.base import (
     Mechanism,
@@ -219,10 +220,8 @@ class TruncatedPoisson(Mechanism):
         >>> sampler.truncation_probability < 1e-9
         True
         """
-        from scipy import stats
-
         q, n, b = self.sampling_probability, self.dataset_size, self.max_batch_size
-        return float(stats.binom.sf(b - 1, n - 1, q))
+        return float(binomial_sf(b - 1, n - 1, q))
 
     @property
     def untruncated(self) -> Mechanism:

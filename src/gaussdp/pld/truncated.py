@@ -71,12 +71,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from gaussdp import mechanisms as m
+from gaussdp._binomial import binomial_cdf, binomial_sf
 from gaussdp._validation import InvalidParameterError
 from gaussdp.pld.losses import BracketedLoss, PrivacyLoss, remembered_tight_support
 from gaussdp.pld.mixture import mixture_losses
 from gaussdp.pld.truncated_attack import (
     attack_losses,
-    binomial,
     inclusion_divergence,
     kullback_leibler,
 )
@@ -165,7 +165,7 @@ def conditional_sampling_probability(mechanism: m.TruncatedPoisson) -> float:
     cut = mechanism.truncation_probability
     if cut == 0.0:
         return 0.0
-    return min(float(b / n * binomial().sf(b, n, q) / cut), q)
+    return min(float(b / n * binomial_sf(b, n, q) / cut), q)
 
 
 def inclusion_probability(mechanism: m.TruncatedPoisson) -> float:
@@ -174,8 +174,8 @@ def inclusion_probability(mechanism: m.TruncatedPoisson) -> float:
     q_eff = q P(K ≤ B − 1) + (B/N) P(Binomial(N, q) ≥ B + 1), K ~ Binomial(N − 1, q).
     """
     n, q, b = mechanism.dataset_size, mechanism.sampling_probability, mechanism.max_batch_size
-    kept = q * float(binomial().cdf(b - 1, n - 1, q))
-    cut = b / n * float(binomial().sf(b, n, q))
+    kept = q * float(binomial_cdf(b - 1, n - 1, q))
+    cut = b / n * float(binomial_sf(b, n, q))
     return min(kept + cut, q)
 
 
@@ -231,7 +231,7 @@ def truncated_poisson_losses(
     q_bar = conditional_sampling_probability(mechanism)
     swapped = mixture_losses(sigma, (0.0, 2.0 * delta_shift), (1.0 - q_bar, q_bar))
     n, b = mechanism.dataset_size, mechanism.max_batch_size
-    kept_weight = float(binomial().cdf(b - 1, n - 1, q))
+    kept_weight = float(binomial_cdf(b - 1, n - 1, q))
     lower = _lower_pair(mechanism, delta_shift / sigma, cut)
     return tuple(
         BracketedLoss(

@@ -34,17 +34,16 @@ import math
 import numpy as np
 from scipy import special
 
+from gaussdp._binomial import (
+    binomial_cdf,
+    binomial_lower_quantile,
+    binomial_pmf,
+    binomial_sf,
+    binomial_upper_quantile,
+)
 from gaussdp.pld.losses import AtomicLoss
 
-
-def binomial():
-    """scipy.stats.binom, imported on first use (scipy.stats costs half a second to import)."""
-    from scipy import stats
-
-    return stats.binom
-
-
-__all__ = ["attack_losses", "binomial", "inclusion_divergence", "kullback_leibler"]
+__all__ = ["attack_losses", "inclusion_divergence", "kullback_leibler"]
 
 _NEGLIGIBLE_MASS = 1e-30
 _TAIL_WIDTH = 9.0  # in σ: the outer cells hold what lies beyond
@@ -61,21 +60,6 @@ def _cell_probabilities(edges: np.ndarray, centres: np.ndarray) -> np.ndarray:
     middle = 0.5 * (edges[1:] + edges[:-1])[None, :]
     inner = np.where(middle > c, above[:, :-1] - above[:, 1:], below[:, 1:] - below[:, :-1])
     return np.concatenate([below[:, :1], np.maximum(inner, 0.0), above[:, -1:]], axis=1)
-
-
-def _upper_quantile(trials: int, probability: float, tail: float) -> int:
-    """The smallest k with P(Binomial(trials, probability) > k) ≤ tail, by bisection on sf.
-
-    (scipy's ``isf`` forms 1 − tail, which is 1 for tail = 1e-30.)
-    """
-    low, high = int(binomial().ppf(0.5, trials, probability)), trials
-    while low < high:
-        middle = (low + high) // 2
-        if binomial().sf(middle, trials, probability) <= tail:
-            high = middle
-        else:
-            low = middle + 1
-    return high
 
 
 def _edges(low: float, high: float, spacing: float) -> np.ndarray:
@@ -108,12 +92,12 @@ def attack_losses(
     n, q, b_max, s = dataset_size, sampling_probability, max_batch_size, shift
     across = math.sqrt(1.0 - against**2)
     # K beyond its 1e-30 quantiles is left out (its mass is added back below).
-    low_k = int(binomial().ppf(_NEGLIGIBLE_MASS, n - 1, q))
-    high_k = _upper_quantile(n - 1, q, _NEGLIGIBLE_MASS)
+    low_k = binomial_lower_quantile(n - 1, q, _NEGLIGIBLE_MASS)
+    high_k = binomial_upper_quantile(n - 1, q, _NEGLIGIBLE_MASS)
     k = np.arange(max(low_k, 0), min(high_k, n - 1) + 1)
     low_k, high_k = int(k[0]), int(k[-1])
-    pmf = binomial().pmf(k, n - 1, q)
-    left_out = float(binomial().cdf(low_k - 1, n - 1, q) + binomial().sf(high_k, n - 1, q))
+    pmf = binomial_pmf(k, n - 1, q)
+    left_out = float(binomial_cdf(low_k - 1, n - 1, q) + binomial_sf(high_k, n - 1, q))
     # Fine cells near the cut (where x* pushing a record out shows), coarse below it.
     bottom = s * (min(low_k, b_max) - 1 - against) - _TAIL_WIDTH
     fine_from = max(s * (b_max - 1 - against) - _TAIL_WIDTH, bottom)
