@@ -223,7 +223,7 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("gdp", ("gaussdp.gdp",)),
     ("mechanisms", ("gaussdp.mechanisms",)),
     ("matrix", ("gaussdp.matrix",)),
-    ("_numerics, _validation", ("gaussdp._numerics", "gaussdp._validation")),
+    ("_numerics, _validation", ("gaussdp._numerics", "gaussdp._binomial", "gaussdp._validation")),
 )
 
 
