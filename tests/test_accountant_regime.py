@@ -534,3 +534,23 @@ def test_crossed_certified_bounds_are_said_not_only_clamped():
         # within the bounds' own rounding margins: no word
         assert guarantees._ordered(1.0 + 1e-12, 1.0, 1e-5) == 1.0
         assert guarantees._ordered(0.5, 1.0, 1e-5) == 0.5
+
+
+def test_on_the_coarsest_grid_short_runs_keep_almost_no_rounding_allowance():
+    # σ = 1, q = 0.01, T = 1000: the accuracy's grid is capped at dp_accounting's default
+    # (1e-4), where the plain allowance cost ε 6e-9 and left the upper bound above that
+    # accountant's figure for truncated Poisson at B = 1500 (1.8282436464): the upper bound
+    # is tilted until the allowance costs at most 1e-9 of ε. A coarser accuracy is not.
+    mechanism = g.DPSGD(1.0, 0.01, 1000)
+    accounting = g.account(mechanism)
+    assert accounting.grid_spacing == g.accountant.MAXIMUM_GRID_SPACING
+    lower, upper = accounting.epsilon_bounds(1e-5)
+    plain = max(p.epsilon(1e-5) for p in accounting.profiles("upper"))
+    computed = max(
+        guarantees._without_allowance(p).epsilon(1e-5) for p in accounting.profiles("upper")
+    )
+    assert plain - computed > 5e-9  # what the plain allowance costs
+    assert upper < 1.8282436464 < plain
+    assert lower < upper and upper - computed < 1e-9 * upper
+    coarse = g.account(mechanism, accuracy=1e-3)
+    assert coarse.epsilon_bounds(1e-5)[1] == max(p.epsilon(1e-5) for p in coarse.profiles("upper"))

@@ -262,6 +262,7 @@ class ProfileGuarantee(_Guarantee):
     refine_upper_grid: Callable[[float, tuple[int, ...] | None], _Guarantee | None] | None = None
     before_upper: Callable[[float], None] | None = None
     refine_far_gaps: bool = True
+    upper_allowance: float | None = None
     _refined: dict = field(default_factory=dict, compare=False, repr=False)
 
     @cached_property
@@ -281,7 +282,7 @@ class ProfileGuarantee(_Guarantee):
         if self.refine_upper is None or self.accuracy is None:
             return upper
         allowance = np.max([p.allowance(epsilon) for p in self.upper], axis=0)
-        wanted = allowance > _ALLOWANCE_SHARE * self.accuracy * upper
+        wanted = allowance > self._allowance_share() * upper
         if np.any(wanted & np.isfinite(epsilon)):
             tilted = self._tilted_upper(None)  # the default tilt only, for δ(ε)
             if tilted:
@@ -306,7 +307,14 @@ class ProfileGuarantee(_Guarantee):
         if self.refine_upper is None or self.accuracy is None:
             return upper
         budget = _ALLOWANCE_SHARE * self.accuracy * gap_scale(upper, self.epsilon_scale)
+        if self.upper_allowance is not None and math.isfinite(upper):
+            budget = min(budget, self.upper_allowance * upper)
         return self._upper_refined(delta, upper, budget)
+
+    def _allowance_share(self) -> float:
+        """The share of δ the upper bound's rounding allowance may be before it is tilted."""
+        share = _ALLOWANCE_SHARE * self.accuracy
+        return share if self.upper_allowance is None else min(share, self.upper_allowance)
 
     def _upper_refined(self, delta: float, upper: float, budget: float) -> float:
         """``upper`` made smaller by tilted compositions while its allowance costs > ``budget``.

@@ -427,6 +427,9 @@ def _numerical(
             refine_upper_grid=refine_upper_grid,
             before_upper=tilted_at_once,
             refine_far_gaps=_far_gaps_follow_the_grid(losses),
+            upper_allowance=grids.capped_upper_allowance(
+                spacing, losses, leaves, accuracy, estimate, indices
+            ),
         ),
         distributions,
         with_floor,

@@ -223,7 +223,10 @@ def _accounting(
         # Refined as account() refines (the same tilted compositions, so the same numbers).
         counts = {leaf: steps for leaf in losses}
         refiners = numerical.refiners(losses, counts, spacings, distributions, None)
-        guarantee = ProfileGuarantee(lambda: upper, lower_profiles, *refiners, accuracy)
+        allowance = grids.capped_upper_allowance(spacings[0], losses, counts, accuracy)
+        guarantee = ProfileGuarantee(
+            lambda: upper, lower_profiles, *refiners, accuracy, upper_allowance=allowance
+        )
 
     def with_floor(delta_floor: float) -> accountant.Accounting:
         # A lower floor needs the tilted composition of account(), which nothing shares.
