@@ -507,3 +507,18 @@ def test_below_the_upper_floor_the_lower_bound_is_read_above_it():
     assert upper == math.inf
     assert lower >= above > 5.7
     assert _two_subsampled_steps_exact_delta(lower) >= 1e-31
+
+
+def test_two_subsampled_steps_stay_tight_far_below_the_plain_floor():
+    """δ from 1e-18 to 1e-26, asked after a δ(ε) query (so the first composition is plain,
+    floor 3e-14): the lower tails are sized for the decade asked, not for the plain upper
+    profile's floor (which let that much in: 2.65 at 1e-26 where ε is 5.93), a tilt for
+    the decade is made where the plain profiles' noise hid the need, and each direction's
+    best tilt counts. Against the quadrature in mpmath."""
+    accounting = g.account(g.DPSGD(1.0, 0.01, 2))
+    accounting.delta_bounds(np.array([0.5, 1.0]))
+    for delta in (1e-18, 1e-26):
+        lower, upper = accounting.epsilon_bounds(delta)
+        assert _two_subsampled_steps_exact_delta(upper) <= delta
+        assert _two_subsampled_steps_exact_delta(lower) >= delta
+        assert upper - lower < 1e-5 * upper

@@ -554,3 +554,18 @@ def test_on_the_coarsest_grid_short_runs_keep_almost_no_rounding_allowance():
     assert lower < upper and upper - computed < 1e-9 * upper
     coarse = g.account(mechanism, accuracy=1e-3)
     assert coarse.epsilon_bounds(1e-5)[1] == max(p.epsilon(1e-5) for p in coarse.profiles("upper"))
+
+
+def test_a_pair_with_no_finite_loss_adds_nothing_to_the_error_law():
+    # Found by the fuzzer: a random allocation with too little noise for its grid (σ = 0.48
+    # in a group of three) has an upper pair with every loss at +∞, and its moments read
+    # 0/0, so every grid spacing was NaN. Such a pair adds nothing to the composed loss's
+    # moments (its mass at +∞ is a floor under every δ).
+    from gaussdp.pld.losses import AtomicLoss, GaussianLoss
+
+    vacuous = AtomicLoss(np.array([]), np.array([]), np.array([]), 1.0)
+    gaussian = GaussianLoss(1.0)
+    law = grids.error_law({"a": (vacuous, vacuous), "b": (gaussian, gaussian)}, {"a": 1, "b": 10})
+    alone = grids.error_law({"b": (gaussian, gaussian)}, {"b": 10})
+    assert (law.mean, law.variance) == (alone.mean, alone.variance)
+    assert math.isfinite(law.mean) and law.variance > 0.0

@@ -110,9 +110,16 @@ def _composed_length_estimate(losses: dict, counts: dict, spacing: float, index:
 
 
 def _moments(pld: GridPLD) -> tuple[float, float]:
-    """Mean and variance of the finite part of a discretised loss under P."""
+    """Mean and variance of the finite part of a discretised loss under P (0, 0 if none).
+
+    A pair with no finite part (every loss +∞: a random allocation whose upper
+    pair the grid cap left vacuous, σ = 0.16 in a group of three) adds nothing
+    to the composed loss's moments; its mass at +∞ is the floor of every δ.
+    """
     p = pld.p_masses
     total = float(p.sum())
+    if not total > 0.0:
+        return 0.0, 0.0
     losses = pld.losses
     mean = float((losses * p).sum() / total)
     return mean, float(((losses - mean) ** 2 * p).sum() / total)

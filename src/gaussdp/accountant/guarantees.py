@@ -322,7 +322,7 @@ class ProfileGuarantee(_Guarantee):
         The default tilt first; where its allowance still decides, one for δ's decade
         (unless that is within a decade of the default's, which then serves as well).
         """
-        computed = max(_without_allowance(p).epsilon(delta) for p in self.upper)
+        computed = self._computed_without_allowances(delta)
         decade = 10.0 ** math.floor(math.log10(delta))
         near = abs(math.log10(decade / pld_compose.DEFAULT_TILT_TAIL)) <= 1.0
         for tail in (None,) if near else (None, decade):
@@ -338,9 +338,31 @@ class ProfileGuarantee(_Guarantee):
             )
             tilted = self._tilted_upper(tail, positions)
             if tilted:
-                upper = min(upper, max(p.epsilon(delta) for p in tilted))
+                # each direction's best bound (a group tilted for some directions keeps
+                # the plain profiles of the others, which may be infinite here)
+                upper = min(upper, max(self._upper_by_direction(delta)))
                 computed = max(_without_allowance(p).epsilon(delta) for p in tilted)
         return upper
+
+    def _computed_without_allowances(self, delta: float) -> float:
+        """ε(δ) as the upper profiles compute it without their allowances (an estimate).
+
+        From the groups of upper profiles (plain, and tilted ones made so far)
+        whose allowance at their bound is at most half of δ: below its floor a
+        profile's computed δ is rounding noise (the plain profiles of σ = 1,
+        q = 0.01, two steps at δ = 1e-18, where that noise read above the
+        tilted bound, and no tilt for δ's decade was made). 0 where no group
+        resolves δ.
+        """
+        values = []
+        for group in self._upper_groups():
+            bounds = [p.epsilon(delta) for p in group]
+            if all(
+                math.isfinite(bound) and float(p.allowance(bound)) <= 0.5 * delta
+                for p, bound in zip(group, bounds, strict=True)
+            ):
+                values.append(max(_without_allowance(p).epsilon(delta) for p in group))
+        return min(values, default=0.0)
 
     def epsilon_lower(self, delta):
         return max(p.epsilon(delta) for p in self.lower)
@@ -363,6 +385,8 @@ class ProfileGuarantee(_Guarantee):
         accounting's own profile (each profile bounds its own direction).
         """
         key = ("upper", tail) if positions is None else ("upper", tail, positions)
+        if positions is not None and self._refined.get(("upper", tail)):
+            return self._refined["upper", tail]  # every direction tilted at ``tail`` already
         if key not in self._refined:
             tilted = self.refine_upper(tail, positions)
             if tilted is not None:
@@ -384,19 +408,27 @@ class ProfileGuarantee(_Guarantee):
         Bins (:func:`_tail_bins`): [k, k + 1)·:data:`_TAIL_BIN` from loss 1 up,
         [2^k, 2^(k+1)) below; computed once per bin and direction, and, for a
         query at ``delta``, per decade of δ. What the window may let in is set
-        by the smallest δ the tail serves: the upper bound's at the top of the
-        bin, or the decade's lower end if larger (on a steep tail the bin's top
-        is far below the δ asked: 3e-19 against 1e-9 on σ = 1, q = 1e-5,
-        T = 10⁶, which made the window six times as long).
+        by the smallest δ the tail serves: for a query's decade, its lower end,
+        or the lower bound's δ at the top of the bin if larger (on a steep tail
+        the bin's top is far below the δ asked: 3e-19 against 1e-9 on σ = 1,
+        q = 1e-5, T = 10⁶, which made the window six times as long; an upper
+        bound there may be its floor, far above the δ asked); else the upper
+        bound's δ at the top of the bin.
         """
         decade = None if delta is None or delta <= 0.0 else math.floor(math.log10(delta))
         key = ("tail", bin_number, index, decade, coarseness)
         if key not in self._refined:
             target, top = _tail_range(bin_number)
             # The smallest δ in the bin (an upper bound on it) sets how little may leak in.
-            smallest = float(self.upper[index].delta(np.array([top]))[0])
-            if decade is not None:
-                smallest = max(smallest, 10.0**decade)
+            at_top = np.array([top])
+            if decade is None:
+                smallest = float(self.upper[index].delta(at_top)[0])
+            else:
+                # For a query's decade: its lower end, or a lower bound on δ at the bin's
+                # top if larger. An upper bound there may be its floor (σ = 1, q = 0.01,
+                # two steps at δ = 1e-26: 3e-14, which let that much in, and the lower
+                # bound stayed at 2.65 where ε is 5.93).
+                smallest = max(float(self.lower[index].delta(at_top)[0]), 10.0**decade)
             tail = None
             if target > 0.0 and smallest > 0.0:
                 tolerance = _TAIL_TOLERANCE * self.accuracy
@@ -464,6 +496,12 @@ class ProfileGuarantee(_Guarantee):
                         continue
                     bin_number = int(_tail_bins(np.array([upper]))[0])
                     lower = self._tail_lower(bin_number, index, delta, lower, upper)
+            scale = self.accuracy * gap_scale(upper, self.epsilon_scale)
+            if self.refine_upper is not None and upper - lower > scale:
+                # The upper bound was refined against the gap to the plain lower bound;
+                # against the one the tails reached, its allowance may now decide (σ = 1,
+                # q = 0.01, two steps at δ = 1e-18: 3.9561 where the tails reach 3.95144).
+                upper = self._upper_refined(delta, upper, _ALLOWANCE_SHARE * (upper - lower))
         if self.refine_grid is not None and math.isfinite(upper) and lower > 0.0:
             lower, upper = self._on_a_finer_grid(delta, lower, upper)
         if math.isinf(upper) and self.refine_lower is not None:

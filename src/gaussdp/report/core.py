@@ -599,6 +599,13 @@ def from_accounting(
             # of balls-in-bins, σ = 2, t = 1,000, whose pairs carry ~2e-12 of FFT rounding
             # allowance per epoch at infinite loss: 1.518 at 2.04e-10, 0.1686 at 3.04e-10).
             failure = min(steep_up.floor + DEFAULT_DELTA_TAIL, 0.5 * (1.0 + steep_up.floor))
+    if steep_up.floor >= 1.0:
+        raise InvalidParameterError(
+            "no μ-GDP guarantee can be reported for this mechanism: its certified upper "
+            f"bound puts all of its mass at infinite privacy loss (floor {steep_up.floor:.3g}), "
+            "so every epsilon_bounds upper bound is inf (a random allocation with too little "
+            "noise for its grid, for one); its lower bounds still hold"
+        )
     lower = _profiles(accounting, "lower")
     state = {"accounting": accounting, "directions": upper_directions, "steep": steep_up}
     known: dict[float, float] = {}
