@@ -522,3 +522,21 @@ def test_two_subsampled_steps_stay_tight_far_below_the_plain_floor():
         assert _two_subsampled_steps_exact_delta(upper) <= delta
         assert _two_subsampled_steps_exact_delta(lower) >= delta
         assert upper - lower < 1e-5 * upper
+
+
+def test_the_upper_floor_is_each_directions_best():
+    """A group tilted for the remove direction keeps the add direction's plain profile
+    (floor 3e-14): the floor is each direction's best, not any one group's largest, and
+    below it the lower bound is read at ten times that floor whatever was asked before."""
+    fresh = g.account(g.DPSGD(1.0, 0.01, 10))
+    asked = g.account(g.DPSGD(1.0, 0.01, 10))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", g.AccuracyWarning)
+        for delta in (1e-10, 1e-20, 1e-27):
+            asked.epsilon_bounds(delta)
+        below_fresh = fresh.epsilon_bounds(1e-30)
+        below_asked = asked.epsilon_bounds(1e-30)
+    assert asked.upper_floor() < 1e-28 and fresh.upper_floor() < 1e-28
+    assert below_fresh[1] == below_asked[1] == math.inf
+    assert below_asked[0] == pytest.approx(below_fresh[0], rel=1e-6)
+    assert below_asked[0] > 6.5

@@ -647,10 +647,17 @@ class ProfileGuarantee(_Guarantee):
         return any(finer is None for key, finer in self._refined.items() if key[0] in _GRID_KINDS)
 
     def upper_floor(self) -> float:
-        """The smallest δ any of the upper profiles resolves (δ at ε = ∞)."""
+        """The smallest δ the upper profiles resolve (δ at ε = ∞), each direction's best.
+
+        ε(δ) is the largest direction's, and each direction is bounded by its best
+        profile in any group (a group tilted for some directions keeps the others'
+        plain profiles, whose floor is higher).
+        """
         at_infinity = np.array([math.inf])
-        return min(
-            max(float(p.delta(at_infinity)[0]) for p in group) for group in self._upper_groups()
+        groups = self._upper_groups()
+        return max(
+            min(float(group[index].delta(at_infinity)[0]) for group in groups)
+            for index in range(len(self.upper))
         )
 
     def allowance_costs(self, delta: float) -> tuple[float, float]:
