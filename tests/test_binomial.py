@@ -1,6 +1,7 @@
 """Binomial probabilities without scipy.stats (gaussdp._binomial) against exact sums in mpmath."""
 
 import math
+import warnings
 
 import mpmath
 import numpy as np
@@ -91,3 +92,12 @@ def test_degenerate_probabilities():
     assert np.array_equal(binomial_pmf([0, 1, 3], 3, 0.0), [1.0, 0.0, 0.0])
     assert np.array_equal(binomial_pmf([0, 2, 3], 3, 1.0), [0.0, 0.0, 1.0])
     assert math.isclose(float(np.sum(binomial_pmf(np.arange(31), 30, 0.37))), 1.0, rel_tol=1e-14)
+
+
+def test_no_trials():
+    # a data set of one record: Binomial(N − 1 = 0, q) is 0, without a warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.array_equal(binomial_pmf([0, 1], 0, 0.3), [1.0, 0.0])
+        assert binomial_sf(0, 0, 0.3) == 0.0 and binomial_cdf(0, 0, 0.3) == 1.0
+        assert binomial_upper_quantile(0, 0.3, 1e-30) == binomial_lower_quantile(0, 0.3, 1e-30) == 0

@@ -90,15 +90,16 @@ def binomial_pmf(k, n: int, p: float) -> np.ndarray:
     count = np.clip(k, 0, n)
     middle = (count > 0) & (count < n)
     safe = np.where(middle, count, 0.5 * n)  # the ends are handled apart
-    log_middle = (
-        _stirling_error(float(n))
-        - _stirling_error(safe)
-        - _stirling_error(n - safe)
-        - _deviance(safe, n * p)
-        - _deviance(n - safe, n * (1.0 - p))
-        - _LOG_SQRT_2PI
-        - 0.5 * (np.log(safe) + np.log1p(-safe / n))
-    )
+    with np.errstate(divide="ignore", invalid="ignore"):  # n = 0: only the ends are read
+        log_middle = (
+            _stirling_error(float(n))
+            - _stirling_error(safe)
+            - _stirling_error(n - safe)
+            - _deviance(safe, n * p)
+            - _deviance(n - safe, n * (1.0 - p))
+            - _LOG_SQRT_2PI
+            - 0.5 * (np.log(safe) + np.log1p(-safe / n))
+        )
     log_ends = np.where(count == 0, n * math.log1p(-p), n * math.log(p))
     value = np.exp(np.where(middle, log_middle, log_ends))
     return np.where(inside, value, 0.0)
