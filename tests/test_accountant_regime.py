@@ -569,3 +569,20 @@ def test_a_pair_with_no_finite_loss_adds_nothing_to_the_error_law():
     alone = grids.error_law({"b": (gaussian, gaussian)}, {"b": 10})
     assert (law.mean, law.variance) == (alone.mean, alone.variance)
     assert math.isfinite(law.mean) and law.variance > 0.0
+
+
+def test_a_coarse_accuracy_may_have_a_coarser_grid_and_keeps_its_promise():
+    # At the default accuracy the grid is never coarser than dp_accounting's default
+    # (1e-4); a coarser accuracy may go to 8e-4 on the ladder 1e-4·2^k, so that asking for
+    # fewer digits buys time (a composition reaching ε = 549 took 28 s at any accuracy).
+    mechanism = g.DPSGD(7.2, 0.085, 30000)
+    assert g.account(mechanism).grid_spacing <= g.accountant.MAXIMUM_GRID_SPACING
+    for accuracy, spacing in ((3e-2, 8e-4), (1e-3, 8e-4), (1e-4, 2e-4)):
+        accounting = g.account(mechanism, accuracy=accuracy)
+        assert accounting.grid_spacing == pytest.approx(spacing, rel=1e-12)
+        lower, upper = accounting.epsilon_bounds(3e-7)
+        assert 0.0 < upper - lower <= accuracy * max(upper, 1.0)
+    # with an (ε, δ)-DP part at a round ε (on every grid of the ladder) too
+    part = g.Composition((g.ApproxDP(0.5, 1e-6), g.DPSGD(7.2, 0.085, 30000)))
+    lower, upper = g.account(part, accuracy=1e-2).epsilon_bounds(1e-5)
+    assert upper - lower <= 1e-2 * max(upper, 1.0)
