@@ -33,7 +33,12 @@ ACCURACY = 1e-3  # coarse: cheap, and the bounds stay certified
 
 
 def _exact_two_steps(mu: float, epsilon: float) -> float:
-    """max over directions of δ(ε) for one epoch of balls-in-bins over t = 2 steps.
+    """max over directions of δ(ε) for one epoch of balls-in-bins over t = 2 steps."""
+    return max(_exact_two_steps_by_direction(mu, epsilon))
+
+
+def _exact_two_steps_by_direction(mu: float, epsilon: float) -> tuple[float, float]:
+    """(remove, add) δ(ε) for one epoch of balls-in-bins over t = 2 steps.
 
     With Yᵢ = exp(μxᵢ − μ²/2), xᵢ ~ N(0, 1) under Q and L = log((Y₁ + Y₂)/2):
     remove δ = E_Q[(e^L − e^ε)₊], add δ = E_Q[(1 − e^{ε+L})₊]. Given x₁ the
@@ -71,7 +76,7 @@ def _exact_two_steps(mu: float, epsilon: float) -> float:
     # the integrands have kinks where the strike crosses 0
     cut_remove = (math.log(2 * a) + mu**2 / 2) / mu
     cut_add = (math.log(2 / a) + mu**2 / 2) / mu
-    return float(max(integrate(remove, cut_remove), integrate(add, cut_add)))
+    return float(integrate(remove, cut_remove)), float(integrate(add, cut_add))
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +90,39 @@ def test_two_steps_sandwich_the_exact_delta(two_steps, epsilon):
     exact = _exact_two_steps(0.5, epsilon)
     assert lower <= exact <= upper
     assert upper - lower <= 1e-3 * exact
+
+
+def _epoch_delta(loss, epsilon: float) -> float:
+    """δ(ε) = Σ_{ℓ > ε} (p − e^ε q) + P(+∞) of one epoch's pair (an atomic loss)."""
+    tail_p, tail_q = loss.sf(np.array([epsilon]))
+    return float(tail_p[0] - math.exp(epsilon) * tail_q[0]) + loss.infinity_mass
+
+
+def test_two_scale_laws_sandwich_the_exact_two_steps_in_each_direction():
+    """σ = 1, t = 2: the fine grid stops at B ≈ e^5 (the top is e^7.9), so that large ε are
+    read from the outcomes with one coordinate above B (their own blocks of grids)."""
+    from gaussdp.pld import allocation
+    from gaussdp.pld.allocation_coordinate import Coordinate
+    from gaussdp.pld.losses import GaussianLoss
+
+    coordinate = Coordinate(Gaussian(1.0), GaussianLoss(1.0))
+    top = coordinate.top(2)
+    split = allocation._split_point(coordinate, 2, top)
+    assert split is not None and 10 * split < top  # the two scales are in use ...
+    laws = allocation._laws(coordinate, 2, 2e-3, split=split)
+    assert laws.one_above is not None and laws.p_over < 1e-12
+    # ... and what they give is what allocation_losses gives at that spacing
+    remove, add = allocation.allocation_losses(coordinate, 2, 2e-3)
+    assert remove.upper.infinity_mass == allocation._pairs(laws, 2)[0].upper.infinity_mass
+    # remove's large ε are outcomes with one coordinate above B: the blocks keep them
+    # relative (one fine grid, 10 times longer, gave [0, 9.55e-10] at ε = 5.5); add's
+    # large ε are small sums, which the fine grid resolves to about h/S.
+    for epsilon in (0.2, 1.0, 2.5, 4.0, 5.5):
+        exact = _exact_two_steps_by_direction(1.0, epsilon)
+        for pair, truth, share in zip((remove, add), exact, (1e-2, 0.1), strict=True):
+            lower, upper = _epoch_delta(pair.lower, epsilon), _epoch_delta(pair.upper, epsilon)
+            assert lower <= truth <= upper, (epsilon, lower, truth, upper)
+            assert upper - lower <= share * truth + 1e-11, (epsilon, lower, truth, upper)
 
 
 def _three_steps(mu: float, epsilon: float) -> float:

@@ -316,8 +316,13 @@ class AtomicLoss(PrivacyLoss):
         losses = losses[order]
         p = np.asarray(p_masses, dtype=float)[order]
         q = np.asarray(q_masses, dtype=float)[order]
-        unique, start = np.unique(losses, return_index=True)
-        return cls(unique, np.add.reduceat(p, start), np.add.reduceat(q, start), infinity_mass)
+        if losses.size == 0:
+            return cls(losses, p, q, infinity_mass)
+        # the first of each run of equal losses (np.unique would sort the sorted again)
+        start = np.flatnonzero(np.concatenate([[True], losses[1:] != losses[:-1]]))
+        return cls(
+            losses[start], np.add.reduceat(p, start), np.add.reduceat(q, start), infinity_mass
+        )
 
     def sf(self, x):
         x = np.asarray(x, dtype=float)
