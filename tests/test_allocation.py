@@ -101,13 +101,13 @@ def _epoch_delta(loss, epsilon: float) -> float:
 def test_two_scale_laws_sandwich_the_exact_two_steps_in_each_direction():
     """σ = 1, t = 2: the fine grid stops at B ≈ e^5 (the top is e^7.9), so that large ε are
     read from the outcomes with one coordinate above B (their own blocks of grids)."""
-    from gaussdp.pld import allocation
+    from gaussdp.pld import allocation, allocation_above
     from gaussdp.pld.allocation_coordinate import Coordinate
     from gaussdp.pld.losses import GaussianLoss
 
     coordinate = Coordinate(Gaussian(1.0), GaussianLoss(1.0))
     top = coordinate.top(2)
-    split = allocation._split_point(coordinate, 2, top)
+    split = allocation_above.split_point(coordinate, 2, top)
     assert split is not None and 10 * split < top  # the two scales are in use ...
     laws = allocation._laws(coordinate, 2, 2e-3, split=split)
     assert laws.one_above is not None and laws.p_over < 1e-12
