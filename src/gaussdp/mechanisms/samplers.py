@@ -58,7 +58,7 @@ class RandomAllocation(Mechanism):
     accountant bounds it from above by k composed runs of 1-out-of-⌊t/k⌋
     allocation (Feldman & Shenfeld 2025, Lemma 3.2) and from below by the law
     of the sum statistic Σᵢ Yᵢ under the k-subset pair
-    (:func:`gaussdp.pld.allocation.allocation_parts`), and says so with every
+    (:func:`gaussdp.pld.allocation_parts.allocation_parts`), and says so with every
     result (the gap is not numerical). Any basic inner mechanism (Laplace,
     DiscreteGaussian, RandomizedResponse, PureDP, ApproxDP) is accounted the
     same way, through its privacy loss: the Yᵢ are e^{ℓ(xᵢ)} (Feldman &

@@ -120,16 +120,15 @@ from gaussdp.pld.allocation_above import (
 from gaussdp.pld.allocation_coordinate import Coordinate
 from gaussdp.pld.composition import rounding_allowance
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, discretise
-from gaussdp.pld.losses import REVEALS_NOTHING, AtomicLoss, BracketedLoss, GaussianLoss
+from gaussdp.pld.losses import AtomicLoss, BracketedLoss, GaussianLoss
 
 __all__ = [
     "MAX_POINTS",
-    "AllocationBlock",
-    "AllocationSumStatistic",
     "allocation_losses",
-    "allocation_parts",
     "coordinate_of",
-    "part_losses",
+    "random_allocation_losses",
+    "spacing_for",
+    "sum_statistic_losses",
 ]
 
 #: The largest FFT length (points of the grid of S).
@@ -621,89 +620,6 @@ def random_allocation_losses(
     return allocation_losses(coordinate, steps, spacing_for(loss_accuracy, coordinate, steps))
 
 
-# --------------------------------------------------------------------------- k out of t
-
-#: What the bounds of k-out-of-t allocation (1 < k < t) are, said with every accounting.
-K_OUT_OF_T_CAVEAT = (
-    "random allocation of k > 1 out of t steps: the upper bounds compose k runs of "
-    "1-out-of-floor(t/k) allocation (Feldman & Shenfeld 2025, arXiv 2502.08202, Lemma 3.2), "
-    "the lower bounds are those of the sum statistic of the t outputs (a post-processing); "
-    "the gap between them is not numerical"
-)
-
-
-@dataclass(frozen=True)
-class AllocationBlock(m.Mechanism):
-    """Upper side of k-out-of-t allocation: one of k runs of 1-out-of-⌊t/k⌋ allocation.
-
-    Feldman & Shenfeld (2025, arXiv 2502.08202, Lemma 3.2): the privacy
-    profile of k-out-of-t random allocation is at most that of k composed
-    runs of 1-out-of-⌊t/k⌋ allocation. An accounting part, made by
-    :func:`allocation_parts` (never written in a file): its upper pair is
-    balls-in-bins over ``steps`` = ⌊t/k⌋ (:func:`allocation_losses`),
-    its lower pair reveals nothing; the lower bounds come from
-    :class:`AllocationSumStatistic`, whose upper pair reveals nothing. The
-    engine composes all upper pairs together and all lower pairs together, so
-    the k blocks and the statistic give exactly those two bounds.
-    """
-
-    mechanism: m.Mechanism
-    steps: int
-
-    def _short(self) -> str:
-        return f"AllocationBlock(1 of {self.steps}, {self.mechanism._short()})"
-
-    def _children(self) -> tuple[m.Mechanism, ...]:
-        return (self.mechanism,)
-
-
-@dataclass(frozen=True)
-class AllocationSumStatistic(m.Mechanism):
-    """Lower side of k-out-of-t allocation: the law of S = Σᵢ e^{ℓᵢ} of the t outputs.
-
-    With a Gaussian of μ = Δ/σ, a record allocated to k of the t steps and the
-    other records contributing nothing is an actual pair of neighbouring data
-    sets: P = average over k-subsets K of N(μ·1_K, I_t), Q = N(0, I_t). The
-    laws of the rounded statistic S_c (every Yᵢ = e^{μxᵢ − μ²/2} rounded up to
-    the grid, k of them shifted under P) are a post-processing of that pair,
-    so their hockey-stick divergences are at most the mechanism's
-    (:func:`_lower_pairs`). An accounting part made by
-    :func:`allocation_parts`; its upper pair reveals nothing (the upper bounds
-    come from :class:`AllocationBlock`).
-    """
-
-    mechanism: m.Mechanism
-    steps: int
-    selected: int
-
-    def _short(self) -> str:
-        return f"AllocationSumStatistic({self.selected} of {self.steps}, {self.mechanism._short()})"
-
-    def _children(self) -> tuple[m.Mechanism, ...]:
-        return (self.mechanism,)
-
-
-def allocation_parts(mechanism: m.RandomAllocation) -> list[tuple[m.Mechanism, int]]:
-    """The accounting parts of k-out-of-t allocation (1 < k < t), with their counts.
-
-    ``[(AllocationBlock(M, ⌊t/k⌋), k), (AllocationSumStatistic(M, t, k), 1)]``
-    (see the two classes). Balls-in-bins (k = 1) and k = t are not split.
-
-    Examples
-    --------
-    >>> from gaussdp.mechanisms import Gaussian, RandomAllocation
-    >>> for part, count in allocation_parts(RandomAllocation(Gaussian(1.0), 10, 3)):
-    ...     print(part, count)
-    AllocationBlock(1 of 3, Gaussian(σ=1)) 3
-    AllocationSumStatistic(3 of 10, Gaussian(σ=1)) 1
-    """
-    k, t = mechanism.selected, mechanism.steps
-    return [
-        (AllocationBlock(mechanism.mechanism, t // k), k),
-        (AllocationSumStatistic(mechanism.mechanism, t, k), 1),
-    ]
-
-
 def coordinate_of(part, neighbouring, base_loss=None) -> Coordinate:
     """The pair a random allocation (or a part of one) runs at every step; refused in one line.
 
@@ -738,36 +654,32 @@ def _is_basic(mechanism) -> bool:
     )
 
 
+def sum_statistic_losses(
+    coordinate: Coordinate, steps: int, selected: int, loss_accuracy: float | None = None
+) -> tuple[AtomicLoss, AtomicLoss]:
+    """(remove, add) lower pairs of k-out-of-t allocation: the laws of the sum statistic.
+
+    Under the pair of data sets in which the record is in ``selected`` of the
+    ``steps`` steps and the others contribute nothing, the laws of S_c (each
+    coordinate rounded up, ``selected`` of them shifted under P) are a
+    post-processing of an actual pair (:func:`_lower_pairs`), so they bound
+    the allocation's divergences from below
+    (:class:`gaussdp.pld.allocation_parts.AllocationSumStatistic`). The grid
+    follows ``loss_accuracy`` as :func:`spacing_for` says, within the cap.
+    """
+    spacing = spacing_for(loss_accuracy, coordinate, steps)
+    finest = coordinate.finest(steps)
+    if finest is not None:
+        spacing = min(spacing, finest)
+    top = coordinate.top(steps)
+    extent = _circle_extent(coordinate, steps, top, spacing)
+    extent += (selected - 1) * top
+    spacing = max(spacing, extent / (MAX_POINTS - 1))
+    return _sum_statistic(coordinate, steps, selected, spacing)
+
+
 @lru_cache(maxsize=4)
 def _sum_statistic(coordinate: Coordinate, steps: int, selected: int, spacing: float):
     remove, add = _lower_pairs(_laws(coordinate, steps, spacing, shifted=selected))
     width = min(_FINE_GRID, spacing / 10.0)
     return _on_fine_grid(remove, OPTIMISTIC, width), _on_fine_grid(add, OPTIMISTIC, width)
-
-
-def part_losses(
-    part, neighbouring, loss_accuracy: float | None = None, base_loss=None
-) -> tuple[BracketedLoss, BracketedLoss]:
-    """The (remove, add) losses of a part of k-out-of-t allocation (:func:`allocation_parts`)."""
-    coordinate = coordinate_of(part, neighbouring, base_loss)
-    if isinstance(part, AllocationBlock):
-        if part.steps == 1:  # 1 out of 1: the mechanism itself
-            uppers = (coordinate.loss, coordinate.loss)
-        else:
-            spacing = spacing_for(loss_accuracy, coordinate, part.steps)
-            uppers = tuple(p.upper for p in allocation_losses(coordinate, part.steps, spacing))
-        return tuple(  # type: ignore[return-value]
-            BracketedLoss(upper=u, lower=REVEALS_NOTHING, caveat=K_OUT_OF_T_CAVEAT) for u in uppers
-        )
-    spacing = spacing_for(loss_accuracy, coordinate, part.steps)
-    finest = coordinate.finest(part.steps)
-    if finest is not None:
-        spacing = min(spacing, finest)
-    top = coordinate.top(part.steps)
-    extent = _circle_extent(coordinate, part.steps, top, spacing)
-    extent += (part.selected - 1) * top
-    spacing = max(spacing, extent / (MAX_POINTS - 1))
-    lowers = _sum_statistic(coordinate, part.steps, part.selected, spacing)
-    return tuple(  # type: ignore[return-value]
-        BracketedLoss(upper=REVEALS_NOTHING, lower=low, caveat=K_OUT_OF_T_CAVEAT) for low in lowers
-    )

@@ -39,7 +39,7 @@ from scipy import special
 
 from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError
-from gaussdp.pld import allocation, guarantees, mixture, shuffling, truncated
+from gaussdp.pld import allocation, allocation_parts, guarantees, mixture, shuffling, truncated
 from gaussdp.pld.losses import AtomicLoss, GaussianLoss, LaplaceLoss, PrivacyLoss, SubsampledLoss
 
 __all__ = ["dominating_losses", "is_identity"]
@@ -170,8 +170,11 @@ def dominating_losses(
         return allocation.random_allocation_losses(
             mechanism, neighbouring, loss_accuracy, base_loss=_base_loss
         )
-    if isinstance(mechanism, (allocation.AllocationBlock, allocation.AllocationSumStatistic)):
-        return allocation.part_losses(mechanism, neighbouring, loss_accuracy, base_loss=_base_loss)
+    parts = (allocation_parts.AllocationBlock, allocation_parts.AllocationSumStatistic)
+    if isinstance(mechanism, parts):
+        return allocation_parts.part_losses(
+            mechanism, neighbouring, loss_accuracy, base_loss=_base_loss
+        )
     if isinstance(mechanism, guarantees.HANDLED):
         return guarantees.dominating_losses(mechanism, neighbouring, tradeoff_of=tradeoff_of)
     if isinstance(mechanism, m.Shuffled):  # a bracket: no amplification / Chua et al.

@@ -5,7 +5,7 @@ leaves. :func:`leaves` walks the tree — descriptions that are exactly another
 one expanded (:meth:`Mechanism.expand`: DP-SGD, the matrix mechanism), compositions opened,
 repetitions counted, groups pushed inwards (:func:`gaussdp.pld.guarantees.expand_group`)
 — k-out-of-t allocation split into the parts that bound it
-(:func:`gaussdp.pld.allocation.allocation_parts`) — rewrites the leaves exactly
+(:func:`gaussdp.pld.allocation_parts.allocation_parts`) — rewrites the leaves exactly
 (:func:`gaussdp.pld.guarantees.simplify_leaves`:
 GDP as a Gaussian, Rényi guarantees added) and drops those that reveal nothing
 (:func:`gaussdp.pld.dominating_pairs.is_identity`). The accountant composes
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from gaussdp import mechanisms as m
 from gaussdp._validation import InvalidParameterError
-from gaussdp.pld.allocation import allocation_parts
+from gaussdp.pld.allocation_parts import allocation_parts
 from gaussdp.pld.dominating_pairs import is_identity
 from gaussdp.pld.guarantees import expand_group, simplify_leaves
 
