@@ -266,9 +266,9 @@ def _laws(
     the wrap bounds ``wrap_p`` and the rounding of the P-law are those of one
     shifted coordinate, which only the upper pairs read (``shifted = 1``).
     ``split``: two-scale laws (``shifted = 1`` only), the fine grid up to
-    the split B (:func:`_split_point`; made a whole number of the first
-    block's cells) and the outcomes with one coordinate above it apart
-    (:func:`_one_above`).
+    the split B (:func:`~gaussdp.pld.allocation_above.split_point`; made a
+    whole number of the first block's cells) and the outcomes with one
+    coordinate above it apart (:func:`~gaussdp.pld.allocation_above.one_above_laws`).
     """
     coordinate_top = coordinate.top(steps) if split is None else split
     extent = _circle_extent(coordinate, steps, coordinate_top, spacing)  # the bulk of S as well

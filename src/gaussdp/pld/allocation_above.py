@@ -186,11 +186,12 @@ def one_above_atoms(one: OneAbove, steps: int):
 
     On a value with S in [low, top] the remove loss lies in
     [a, b] = [log(low/t), log(top/t)]: each value is split between the two
-    ends with its P- and Q-mass kept (connect-the-dots, as
-    :func:`_upper_pairs` does for the fine cells); add alike, losses
+    ends with its P- and Q-mass kept (connect-the-dots, as the fine cells'
+    upper pairs do, :mod:`gaussdp.pld.allocation`); add alike, losses
     [−b, −a]. Put at +∞: the laws' rounding (P-error, and Q-error times the
-    largest likelihood ratio it may lower, e^b ≤ max(top)/t; add: e^{−a} ≤
-    t/min(low)) and the outcomes whose rest the circle folded, likewise.
+    largest likelihood ratio it may lower, e^b ≤ max(top)/t; add:
+    e^{−a} ≤ t/min(low)) and the outcomes whose rest the circle folded,
+    likewise.
     Returns (remove atoms, add atoms, remove's mass at +∞, add's), the atoms
     as (losses, first masses, second masses).
     """

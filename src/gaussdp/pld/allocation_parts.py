@@ -81,7 +81,7 @@ class AllocationSumStatistic(m.Mechanism):
     laws of the rounded statistic S_c (every Yᵢ = e^{μxᵢ − μ²/2} rounded up to
     the grid, k of them shifted under P) are a post-processing of that pair,
     so their hockey-stick divergences are at most the mechanism's
-    (:func:`_lower_pairs`). An accounting part made by
+    (:func:`gaussdp.pld.allocation.sum_statistic_losses`). An accounting part made by
     :func:`allocation_parts`; its upper pair reveals nothing (the upper bounds
     come from :class:`AllocationBlock`).
     """
