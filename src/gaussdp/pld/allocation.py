@@ -415,14 +415,18 @@ def _upper_pairs(laws: _Laws, steps: int) -> tuple[AtomicLoss, AtomicLoss]:
     infinity_add = float(q_high[: steps + 1].sum())  # −a_k = +∞ for k ≤ t
     remove[0] = 0.0  # S_c = 0 has no mass (every coordinate is at least h)
     add[0] = 0.0
-    infinity_remove, add_extra = _allowances(laws, steps)
+    infinity_remove, (error_loss, error_mass), add_extra = _allowances(laws, steps)
 
     values = k * h
     first, kept, above = _trim_up(remove, _TRIM)
     s_values = values[first : first + kept.size]
     positive = kept > 0
     kept, s_values = kept[positive], s_values[positive]
-    remove_atoms = [np.log(s_values / steps), kept, kept * (steps / s_values)]
+    remove_atoms = [
+        np.append(np.log(s_values / steps), error_loss),
+        np.append(kept, error_mass),
+        np.append(kept * (steps / s_values), error_mass * math.exp(-error_loss)),
+    ]
     infinity_remove += above
     # add losses −log(kh/t) increase as k decreases: trim from the top of k downwards
     first, kept, above = _trim_up(add[::-1], _TRIM)
@@ -433,7 +437,7 @@ def _upper_pairs(laws: _Laws, steps: int) -> tuple[AtomicLoss, AtomicLoss]:
     infinity_add += add_extra + above
     if laws.one_above is None:
         return (
-            _Atoms(*remove_atoms, min(infinity_remove, 1.0)),
+            _Atoms.from_atoms(*remove_atoms, min(infinity_remove, 1.0)),
             _Atoms(*add_atoms, min(infinity_add, 1.0)),
         )
     one_remove, one_add, one_infinity_remove, one_infinity_add = one_above_atoms(
@@ -451,25 +455,37 @@ def _upper_pairs(laws: _Laws, steps: int) -> tuple[AtomicLoss, AtomicLoss]:
     )
 
 
-def _allowances(laws: _Laws, steps: int) -> tuple[float, float]:
-    """The masses the upper pairs put at +∞ for what the laws leave out or get wrong (remove, add).
+def _allowances(laws: _Laws, steps: int) -> tuple[float, tuple[float, float], float]:
+    """What the upper pairs add for what the laws leave out or get wrong.
 
-    With L_c = N·h the circle's length and R the rounding allowance:
+    Returns (remove's mass at +∞, remove's error atom (loss, P-mass), add's
+    mass at +∞). With L_c = N·h the circle's length and R the rounding
+    allowance:
 
-    * remove: outcomes with a coordinate above the grid (P-mass ``p_over``);
-      the folded outcomes' own divergence (≤ ``wrap_p``); their Q-mass, folded
-      onto a cell of loss at most log(L_c/t), lowers that cell's divergence
-      by at most its mass times L_c/t; rounding, R on P and R·L_c/t on Q.
-    * add: the outcomes above the grid (first-measure mass ``q_over``) and the
-      folded ones (≤ ``wrap_q``); the folded P-mass, now second-measure mass
-      of a cell k, lowers that cell's divergence by at most
+    * remove, at +∞: outcomes with a coordinate above the grid (P-mass
+      ``p_over``) and the folded outcomes' own divergence (≤ ``wrap_p``).
+      The laws' errors: a cell's split pair, as a function of its masses
+      (p, q), gains at most |Δp| + β·|Δq| from errors Δp, Δq, and nothing once
+      β = e^ε passes e^{b_k} (its top loss; the clipped splits alike), so all
+      cells together gain at most E + β·F for β ≤ L_c/t, with E = R (P's
+      rounding) and F = R + ``wrap_q`` (Q's rounding and the folded Q-mass,
+      which lowers the cell it lands on). An atom of P-mass m at loss
+      b* = log(L_c/t) + log 2 adds m·(1 − β·e^{−b*}), at least E + β·F on
+      β ≤ L_c/t if m = 2·(E + F·L_c/t): a finite loss, where the whole of
+      it sat at +∞ (the floor of the upper bound, 6.6e-13 per epoch on σ = 1,
+      t = 100, now 1e-13).
+    * add, at +∞: the outcomes above the grid (first-measure mass ``q_over``)
+      and the folded ones (≤ ``wrap_q``); the folded P-mass, now second-measure
+      mass of a cell k, lowers that cell's divergence by at most
       min(q_k, mass·t/((k − t)h)), so by at most Q(S_c < s*) + mass·t/(s* − th)
-      for every s* > th (the best of a few is taken); rounding as above.
+      for every s* > th (the best of a few is taken); rounding, R.
     """
     h = laws.spacing
     rounding = laws.rounding
     circle = laws.p.size * h
-    remove = laws.p_over + laws.wrap_p + rounding + (laws.wrap_q + rounding) * circle / steps
+    remove = laws.p_over + laws.wrap_p
+    top = circle / steps  # e^{b_max}
+    atom = (math.log(top) + math.log(2.0), 2.0 * (rounding + (rounding + laws.wrap_q) * top))
     head = np.cumsum(laws.q)
     folded = laws.wrap_p + rounding
     best = 1.0
@@ -480,7 +496,7 @@ def _allowances(laws: _Laws, steps: int) -> tuple[float, float]:
         below = float(head[index - 1]) + rounding
         best = min(best, below + folded * steps / ((index - steps) * h))
     add = laws.q_over + laws.wrap_q + rounding + best
-    return min(remove, 1.0), min(add, 1.0)
+    return min(remove, 1.0), atom, min(add, 1.0)
 
 
 def _on_fine_grid(loss: AtomicLoss, kind: str, width: float) -> AtomicLoss:
