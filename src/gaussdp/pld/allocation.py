@@ -435,9 +435,9 @@ def _upper_pairs(laws: _Laws, steps: int) -> tuple[AtomicLoss, AtomicLoss]:
     kept, s_values = kept[positive], s_values[positive]
     add_atoms = [-np.log(s_values / steps), kept, kept * (s_values / steps)]
     infinity_add += add_extra + above
-    if laws.one_above is None:
+    if laws.one_above is None:  # the error atom lies above every cell's loss: still sorted
         return (
-            _Atoms.from_atoms(*remove_atoms, min(infinity_remove, 1.0)),
+            _Atoms(*remove_atoms, min(infinity_remove, 1.0)),
             _Atoms(*add_atoms, min(infinity_add, 1.0)),
         )
     one_remove, one_add, one_infinity_remove, one_infinity_add = one_above_atoms(
