@@ -478,7 +478,8 @@ def _allowances(laws: _Laws, steps: int) -> tuple[float, tuple[float, float], fl
       and the folded ones (≤ ``wrap_q``); the folded P-mass, now second-measure
       mass of a cell k, lowers that cell's divergence by at most
       min(q_k, mass·t/((k − t)h)), so by at most Q(S_c < s*) + mass·t/(s* − th)
-      for every s* > th (the best of a few is taken); rounding, R.
+      for every s* > th (the best of a few is taken); rounding, R: a cell
+      gains at most |Δq| + min(e^ε·|Δp|, q) from errors in its masses.
     """
     h = laws.spacing
     rounding = laws.rounding
@@ -493,7 +494,9 @@ def _allowances(laws: _Laws, steps: int) -> tuple[float, tuple[float, float], fl
         index = steps + math.ceil(margin)  # s* = index·h > t·h
         if index >= head.size:
             break
-        below = float(head[index - 1]) + rounding
+        # a cell's divergence is at most its first measure's mass: below s*, the
+        # computed mass (its own rounding is the R at +∞ counted once, below)
+        below = float(head[index - 1])
         best = min(best, below + folded * steps / ((index - steps) * h))
     add = laws.q_over + laws.wrap_q + rounding + best
     return min(remove, 1.0), atom, min(add, 1.0)
