@@ -224,23 +224,22 @@ FOOTER = """
 **Where the balls-in-bins bounds stop being tight.** Both bounds come from the
 law of a sum of t per-step coordinates Yᵢ = e^{ℓᵢ}, computed by FFT on a grid of at
 most 2²³ points (`gaussdp.pld.allocation`). Small σ puts the coordinates' far tail,
-e^{μ²/2 + 7.3μ} with μ = Δ/σ, ten thousand times above the bulk of the sum; the
+e^{μ²/2 + 8μ} with μ = Δ/σ, ten thousand times above the bulk of the sum; the
 accountant therefore takes apart the outcomes in which one coordinate is above a
 split B (each on its own grid, relative to its size) from those in which none is
 (one fine grid up to B), and puts the rare outcomes with two above B (at most
-1e-13) at infinite loss. With that, at δ = 1e-5 and t = 100, 10 epochs, σ = 0.5
-gives [12.04912, 12.04933] (pld-accounting: [12.0085, 12.1025]) and σ = 0.6
-[6.830719, 6.830735]. What still limits the bounds is the FFT's rounding noise,
+1e-14) at infinite loss. With that, at δ = 1e-5 and t = 100, 10 epochs, σ = 0.5
+gives [12.04912, 12.04945] (pld-accounting: [12.0085, 12.1025]) and σ = 0.6
+[6.830718, 6.830738]. What still limits the bounds is the FFT's rounding noise,
 about 1e-12 of the largest mass of the fine law: it cuts the lower pair's far tail,
-and the upper pairs carry it as an allowance (for the remove direction an atom at
-the largest loss the fine law can hold, log(L/t) + log 2 for a circle of length L;
-for the add direction at infinite loss, a floor). So on σ = 1, t = 100, 10 epochs
-the bounds are 1.1e-5 apart at δ = 1e-5, 9e-5 at δ = 1e-9 and 0.5 % at 1e-11
-([3.40097, 3.41665]; pld-accounting, whose grids are geometric: [3.3636, 3.4421]),
-and the upper bound is infinite below δ ≈ 3.3e-12, where pld-accounting's is not
+and the upper pairs carry it as atoms at the largest losses it can affect (not at
+infinite loss: that was a floor under every δ). So on σ = 1, t = 100, 10 epochs the
+bounds are 1.1e-5 apart at δ = 1e-5, 7e-5 at δ = 1e-9, 0.07 % at 1e-11 ([3.40177,
+3.40429]; pld-accounting, whose grids are geometric: [3.3636, 3.4421]) and 0.5 % at
+1e-12, and the upper bound is infinite below δ ≈ 8e-13, where pld-accounting's is not
 (4.078 at 1e-13). The bounds stay certified, and an `AccuracyWarning` says which of
-these happened. For such a run the certified lower
-bound is what can be said about it (not Poisson's figure: that is another algorithm).
+these happened. For such a run the certified lower bound is what can be said about
+it (not Poisson's figure: that is another algorithm).
 
 **The neighbouring relation.** Fixed batch sizes leave no room to add or remove
 a record, so for shuffling add/remove is read as *zero-out* (one record replaced

@@ -56,16 +56,16 @@ its own certified roundings keep them bounds.
 
 Two scales
 ----------
-The grid of S must reach Y_max ≈ e^{μ²/2 + 7.3μ}, far above the bulk of S
+The grid of S must reach Y_max ≈ e^{μ²/2 + 8μ}, far above the bulk of S
 (about t) when σ is small: one uniform grid then has to be coarse (at the
 2^23-point cap, h passed the per-step mean at σ = 0.5, and every cell with
 S_c ≤ t·h went to +∞), or long. Where a split B shortens the circle at
 least :data:`_SPLIT_GAIN` times, the laws above stop at B and the outcomes
 with one coordinate above it are a statistic of their own, each block of
 that coordinate on a grid relative to its size; two or more above B (at
-most 1e-13) go to +∞ (:mod:`gaussdp.pld.allocation_above`). σ = 0.5,
+most 1e-14) go to +∞ (:mod:`gaussdp.pld.allocation_above`). σ = 0.5,
 t = 100, 10 epochs at δ = 1e-5 went from [12.019, ∞] to [12.04912,
-12.04933]; σ = 1 from 2.0 s to 0.6 s for the same bounds; σ = 1, t = 2 at
+12.04945]; σ = 1 from 2.0 s to 0.6 s for the same bounds; σ = 1, t = 2 at
 ε = 5.5 reads δ within 0.5 % of the exact one, where one grid's lower pair
 read 0.
 
@@ -91,10 +91,10 @@ gap between them shrinks like h²: about c·h² per epoch in ε with
 c ≈ 0.14/s, s the spread of the epoch's loss (:func:`spacing_for`). The
 grid spacing follows the accountant's accuracy (its gap budget spread over
 the epochs); the FFT's length, about (Y_max + the bulk of S)/h with
-Y_max ≈ e^{μ²/2 + 7.3μ} (B instead with two scales), is capped
+Y_max ≈ e^{μ²/2 + 8μ} (B instead with two scales), is capped
 (:data:`MAX_POINTS`), and where the accuracy asks for more, h is as fine as
 the cap allows: the bounds stay certified, only further apart (σ = 0.5:
-B ≈ 4e4, h ≈ 0.01).
+B ≈ 6e4, h ≈ 0.015).
 """
 
 from __future__ import annotations
@@ -415,7 +415,7 @@ def _upper_pairs(laws: _Laws, steps: int) -> tuple[AtomicLoss, AtomicLoss]:
     infinity_add = float(q_high[: steps + 1].sum())  # −a_k = +∞ for k ≤ t
     remove[0] = 0.0  # S_c = 0 has no mass (every coordinate is at least h)
     add[0] = 0.0
-    infinity_remove, (error_loss, error_mass), add_extra = _allowances(laws, steps)
+    infinity_remove, (error_loss, error_mass), add_extra, add_error = _allowances(laws, steps)
 
     values = k * h
     first, kept, above = _trim_up(remove, _TRIM)
@@ -434,6 +434,11 @@ def _upper_pairs(laws: _Laws, steps: int) -> tuple[AtomicLoss, AtomicLoss]:
     positive = (kept > 0) & (s_values > 0)
     kept, s_values = kept[positive], s_values[positive]
     add_atoms = [-np.log(s_values / steps), kept, kept * (s_values / steps)]
+    if add_error[1] > 0.0:  # inserted where its loss falls: the atoms stay sorted
+        at = int(np.searchsorted(add_atoms[0], add_error[0]))
+        second = add_error[1] * math.exp(-add_error[0])
+        values = (*add_error, second)
+        add_atoms = [np.insert(a, at, v) for a, v in zip(add_atoms, values, strict=True)]
     infinity_add += add_extra + above
     if laws.one_above is None:  # the error atom lies above every cell's loss: still sorted
         return (
@@ -459,8 +464,8 @@ def _allowances(laws: _Laws, steps: int) -> tuple[float, tuple[float, float], fl
     """What the upper pairs add for what the laws leave out or get wrong.
 
     Returns (remove's mass at +∞, remove's error atom (loss, P-mass), add's
-    mass at +∞). With L_c = N·h the circle's length and R the rounding
-    allowance:
+    mass at +∞, add's error atom (loss, first-measure mass)). With L_c = N·h
+    the circle's length and R the rounding allowance:
 
     * remove, at +∞: outcomes with a coordinate above the grid (P-mass
       ``p_over``) and the folded outcomes' own divergence (≤ ``wrap_p``).
@@ -473,13 +478,16 @@ def _allowances(laws: _Laws, steps: int) -> tuple[float, tuple[float, float], fl
       b* = log(L_c/t) + log 2 adds m·(1 − β·e^{−b*}), at least E + β·F on
       β ≤ L_c/t if m = 2·(E + F·L_c/t): a finite loss, where the whole of
       it sat at +∞ (the floor of the upper bound, 6.6e-13 per epoch on σ = 1,
-      t = 100, now 1e-13).
+      t = 100, now 1e-14).
     * add, at +∞: the outcomes above the grid (first-measure mass ``q_over``)
       and the folded ones (≤ ``wrap_q``); the folded P-mass, now second-measure
       mass of a cell k, lowers that cell's divergence by at most
       min(q_k, mass·t/((k − t)h)), so by at most Q(S_c < s*) + mass·t/(s* − th)
       for every s* > th (the best of a few is taken); rounding, R: a cell
-      gains at most |Δq| + min(e^ε·|Δp|, q) from errors in its masses.
+      gains at most |Δq| + min(e^ε·|Δp|, q) from errors in its masses. The
+      second term, β·(folded P-mass + R) for β ≤ t/(s* − th) = e^{−a}, is the
+      atom (loss, first-measure mass) = (−a + log 4, (4/3)·that·e^{−a})
+      (m·(1 − β·e^{−loss}) covers it as the remove atom does), not mass at +∞.
     """
     h = laws.spacing
     rounding = laws.rounding
@@ -489,7 +497,7 @@ def _allowances(laws: _Laws, steps: int) -> tuple[float, tuple[float, float], fl
     atom = (math.log(top) + math.log(2.0), 2.0 * (rounding + (rounding + laws.wrap_q) * top))
     head = np.cumsum(laws.q)
     folded = laws.wrap_p + rounding
-    best = 1.0
+    best, add_atom = (1.0, 0.0), (0.0, 0.0)
     for margin in np.geomspace(1.0, max(head.size / 4.0, 2.0), 24):
         index = steps + math.ceil(margin)  # s* = index·h > t·h
         if index >= head.size:
@@ -497,9 +505,14 @@ def _allowances(laws: _Laws, steps: int) -> tuple[float, tuple[float, float], fl
         # a cell's divergence is at most its first measure's mass: below s*, the
         # computed mass (its own rounding is the R at +∞ counted once, below)
         below = float(head[index - 1])
-        best = min(best, below + folded * steps / ((index - steps) * h))
-    add = laws.q_over + laws.wrap_q + rounding + best
-    return min(remove, 1.0), atom, min(add, 1.0)
+        ratio = steps / ((index - steps) * h)  # e^{−a} at s*
+        if below + folded * ratio < sum(best):
+            best = (below, folded * ratio)
+            add_atom = (math.log(ratio) + math.log(4.0), 4.0 / 3.0 * folded * ratio)
+    add = laws.q_over + laws.wrap_q + rounding + best[0]
+    if best[1] >= 1.0:  # nothing better than all of it at +∞
+        add, add_atom = 1.0, (0.0, 0.0)
+    return min(remove, 1.0), atom, min(add, 1.0), add_atom
 
 
 def _on_fine_grid(loss: AtomicLoss, kind: str, width: float) -> AtomicLoss:

@@ -2,7 +2,7 @@
 
 One epoch of balls-in-bins is accounted through the law of S = Σᵢ Yᵢ
 (:mod:`gaussdp.pld.allocation`), each Yᵢ = e^{ℓᵢ} rounded up to a grid that must
-reach the coordinates' far tail, about e^{μ²/2 + 7.3μ}. For small σ that is
+reach the coordinates' far tail, about e^{μ²/2 + 8μ}. For small σ that is
 thousands of times the bulk of S (about t). Where a split B shortens that grid
 enough, the outcomes are taken apart by how many coordinates exceed B:
 
@@ -48,7 +48,7 @@ __all__ = [
 
 #: Two-scale laws: the P- (and Q-) mass, per epoch, of outcomes with two or more
 #: coordinates above the split B, which the upper pairs put at loss +∞.
-SPLIT_TAIL = 1e-13
+SPLIT_TAIL = 1e-14
 #: ... the relative width of a cell of the coordinate above B (blocks (B·2^j, B·2^{j+1}]
 #: on grids of B·2^j·BLOCK_WIDTH).
 BLOCK_WIDTH = 1e-4
