@@ -236,10 +236,11 @@ and the upper pairs carry it as atoms at the largest losses it can affect (not a
 infinite loss: that was a floor under every δ). So on σ = 1, t = 100, 10 epochs the
 bounds are 1.1e-5 apart at δ = 1e-5, 7e-5 at δ = 1e-9, 0.07 % at 1e-11 ([3.40177,
 3.40429]; pld-accounting, whose grids are geometric: [3.3636, 3.4421]) and 0.5 % at
-1e-12, and the upper bound is infinite below δ ≈ 8e-13, where pld-accounting's is not
-(4.078 at 1e-13). The bounds stay certified, and an `AccuracyWarning` says which of
-these happened. For such a run the certified lower bound is what can be said about
-it (not Poisson's figure: that is another algorithm).
+1e-12 ([3.7165, 3.7339]; pld-accounting: [3.6785, 3.7562]), and the upper bound is
+infinite below δ ≈ 8e-13, where pld-accounting's is not (4.078 at 1e-13). The
+bounds stay certified, and an `AccuracyWarning` says which of these happened. For
+such a run the certified lower bound is what can be said about it (not Poisson's
+figure: that is another algorithm).
 
 **The neighbouring relation.** Fixed batch sizes leave no room to add or remove
 a record, so for shuffling add/remove is read as *zero-out* (one record replaced
