@@ -255,7 +255,11 @@ def _run_processes(tasks: list[Task], workers: int, on_point) -> None:
             for process in list(processes.values()):
                 with contextlib.suppress(Exception):
                     process.terminate()
-        executor.shutdown(wait=not interrupted, cancel_futures=True)
+        # Waited for even when interrupted: with its processes terminated the executor's
+        # manager thread ends at once, and one still ending at interpreter exit races
+        # CPython's own atexit hook (3.11: "OSError: Bad file descriptor" on stderr
+        # after the one line a Ctrl-C should print).
+        executor.shutdown(wait=True, cancel_futures=True)
 
 
 def _dask():
