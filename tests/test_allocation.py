@@ -130,6 +130,19 @@ def test_two_scale_laws_sandwich_the_exact_two_steps_in_each_direction():
             assert upper - lower <= share * truth + floor, (epsilon, lower, truth, upper)
 
 
+def test_a_split_below_the_others_rounding_is_refused():
+    """Above a split B the remove loss starts at log((B − 2h₀ − (t − 1)h)/t): a split that the
+    other t − 1 coordinates' rounding can pass would give no loss range, so no bound.
+    allocation_losses never splits below 4·t·h; the laws refuse it outright."""
+    from gaussdp.pld import allocation
+    from gaussdp.pld.allocation_coordinate import Coordinate
+    from gaussdp.pld.losses import GaussianLoss
+
+    coordinate = Coordinate(Gaussian(1.0), GaussianLoss(1.0))
+    with pytest.raises(ValueError, match="not above the others' rounding"):
+        allocation._laws(coordinate, 100, 0.05, split=3.0)
+
+
 def _three_steps(mu: float, epsilon: float) -> float:
     """The same for t = 3: the third coordinate in closed form, two by scipy's dblquad."""
     from scipy import integrate, special

@@ -460,7 +460,9 @@ def _upper_pairs(laws: _Laws, steps: int) -> tuple[AtomicLoss, AtomicLoss]:
     )
 
 
-def _allowances(laws: _Laws, steps: int) -> tuple[float, tuple[float, float], float]:
+def _allowances(
+    laws: _Laws, steps: int
+) -> tuple[float, tuple[float, float], float, tuple[float, float]]:
     """What the upper pairs add for what the laws leave out or get wrong.
 
     Returns (remove's mass at +∞, remove's error atom (loss, P-mass), add's
@@ -600,15 +602,17 @@ def allocation_losses(
     spacing = float(spacing) if finest is None else min(float(spacing), finest)
     top = coordinate.top(steps)
     extent = _circle_extent(coordinate, steps, top, spacing)
-    split = None
-    if True:  # the cap binds: two scales, if shorter
-        split = split_point(coordinate, steps, top)
-        if split is not None:
-            split_extent = _circle_extent(coordinate, steps, split, spacing)
-            if _SPLIT_GAIN * split_extent <= extent:
-                extent = split_extent
-            else:
-                split = None
+    # Two scales where a split shortens the circle at least _SPLIT_GAIN times, and lies far
+    # above what the other coordinates' rounding moves S (t·h): the loss ranges of the
+    # outcomes above it start at S ≥ B − 2h₀ − (t − 1)·h, which must stay positive.
+    split = split_point(coordinate, steps, top)
+    if split is not None:
+        split_extent = _circle_extent(coordinate, steps, split, spacing)
+        split_spacing = max(spacing, split_extent / (MAX_POINTS - 1))
+        if _SPLIT_GAIN * split_extent <= extent and split > 4.0 * steps * split_spacing:
+            extent = split_extent
+        else:
+            split = None
     spacing = max(spacing, extent / (MAX_POINTS - 1))
     return _bracketed(coordinate, steps, spacing, split)
 

@@ -162,6 +162,10 @@ def one_above_laws(coordinate, steps, grids, rests, folded, over_split):
         low_edge = float(edges[-1])
         block_spacing *= 2.0
         rest_p, rest_q = regridded(rest_p, 2), regridded(rest_q, 2)
+    if min(float(low.min()) for low in lows) <= 0.0:  # allocation_losses splits far above t·h
+        raise ValueError(
+            f"split {split:.6g} is not above the others' rounding, {t - 1}·{spacing:.3g}"
+        )
     x_split, y_split = over_split
     folded_p_rest, folded_q_rest = folded
     x_big, y_big = x_split - x_above, y_split - y_above
