@@ -508,6 +508,47 @@ def _terms_below(terms, kept: int):
     return cut
 
 
+def _error_above(pld: GridPLD, kept: int) -> float:
+    """A bound on the error mass of ``pld``'s masses at relative indices ``kept`` and above.
+
+    A composed distribution's masses err by at most ``slack_below`` below its cut and,
+    above it, by at most ``slack_at_cut``·e^{−decay·(i − cut)} summed from index i up
+    (:func:`compose_many`); its ``slack`` is carried everywhere anyway. 0 for a
+    distribution discretised directly (its masses are exact up to relative rounding).
+    """
+    if pld.cut_index is None:
+        return pld.slack_below + pld.slack_at_cut
+    cut = pld.cut_index - pld.offset
+    if kept < cut:
+        return pld.slack_below + pld.slack_at_cut
+    return pld.slack_at_cut * math.exp(-pld.decay * (kept - cut))
+
+
+def _tilted_error(pld: GridPLD, lam: float, log_mgf: float) -> float:
+    """A bound on the absolute error of ``pld``'s tilted row p_i·e^{λi − log M} (ℓ¹).
+
+    A tilted composition's masses (:func:`compose_many`, and :func:`gaussdp.pld.blocks.regrid`
+    of one) err by e_i with Σ|e_i| ≤ B = ``slack_below`` below the relative
+    cut c, and above it by the untilted errors of the tilted row:
+    Σ_{i≥c} |e_i|·e^{d(i − c)} ≤ S = ``slack_at_cut`` (d = ``decay``; its tail
+    masses are then at most S·e^{−d(x − c)}, which is how δ reads them).
+    So Σ|e_i|e^{λi} ≤ B·e^{λc} + S·e^{λc}·max(1, e^{(λ − d)·n}), n the indices
+    above the cut. Errors without a cut are placed at the last index. 0 for a
+    distribution without located errors.
+    """
+    located = pld.slack_below + pld.slack_at_cut
+    if located == 0.0:
+        return 0.0
+    top = pld.p_masses.size - 1
+    if pld.cut_index is None:
+        return located * math.exp(min(lam * top - log_mgf, 700.0))
+    cut = min(max(pld.cut_index - pld.offset, 0), top)
+    above = max(lam - pld.decay, 0.0) * (top - cut)
+    return (pld.slack_below + pld.slack_at_cut * math.exp(min(above, 700.0))) * math.exp(
+        min(lam * cut - log_mgf, 700.0)
+    )
+
+
 def _tilted_composition(
     items,
     plan: CompositionPlan,
@@ -515,11 +556,14 @@ def _tilted_composition(
     tail: float,
     tilt_tail: float,
     drop: float,
+    whole: bool = False,
+    rate: float | None = None,
 ):
     """The masses of a pessimistic composition computed plain below a switch, tilted above.
 
     Returns (masses from ``low``, switch index, λ, log Π M_i(λ)^{c_i}, the two
-    FFT lengths, and a bound on the P-mass the windows lose). See
+    FFT lengths, a bound on the P-mass the windows lose, and one on the tilted
+    row's error carried in from the items' own errors, :func:`_tilted_error`). See
     :func:`compose_many` for the construction. Atoms of each row from the
     relative index K up (:func:`~gaussdp.pld.tilt.reachable`) are left out first, at most
     ``drop``/2 of P-mass (lost); the plain row is composed first, and λ is
@@ -532,7 +576,11 @@ def _tilted_composition(
       mass that can wrap onto entries of loss ≥ 0 (the only ones any δ(ε),
       ε ≥ 0, reads) is at most ``tail`` (Chernoff); the mass above it is
       read from the tilted row. Mass below ``low`` (at most ``plan.below``)
-      wraps onto unread entries and is lost.
+      wraps onto unread entries and is lost. With ``whole``, the row spans
+      the plan's window: only the mass above it (at most ``plan.above``)
+      wraps, and the masses at negative losses are right too (a composition
+      that is composed again, :mod:`gaussdp.pld.blocks`; the short window
+      piled up to 2e-4 of P-mass there on 64 steps).
     * the **tilted row** is read from the switch up; its window starts there
       and ends where the tilted masses' upper tail is a thousandth of the
       rounding allowance (Chernoff on the tilted masses). Tilted mass above
@@ -557,10 +605,11 @@ def _tilted_composition(
     # are dropped (counted in ``lost``): under the tilt they would weigh most.
     kept, dropped = reachable(items, 0.5 * drop)
     if dropped > 0.0:
+        # the computed masses dropped, and what their errors may hide above ``kept``
+        lost += dropped + sum(count * _error_above(pld, kept) for pld, count in items)
         items = [(replace(pld, p_masses=pld.p_masses[:kept]), c) for pld, c in items]
         terms = _terms_below(terms, kept)
         blocked = blocked_terms(terms)
-        lost += dropped
     # λ is at most the Chernoff bound's at ``tilt_tail`` (its cut lies above the true one),
     # so the switch log Π M^c/λ, which grows with λ, is at most that λ's: the row reaches it.
     tail_cut, lam, log_total = chernoff_cut(
@@ -569,7 +618,7 @@ def _tilted_composition(
     highest_switch = min(max(math.ceil(log_total / lam), low), full)
     plain_top = min(max(math.ceil(wrap_cut) - max(zero - low, 0), low), full - 1)
     plain_length = max(
-        min(next_fast_len(plain_top - low + 1, real=True), plan.length),
+        plan.length if whole else min(next_fast_len(plain_top - low + 1, real=True), plan.length),
         next_fast_len(max(highest_switch - low, 1), real=True),
     )
     plain = _compose_row(
@@ -583,6 +632,8 @@ def _tilted_composition(
         lam = min(centred, lam) if inside else lam
     total_count = sum(count for _, count in items)
     spare = _TILTED_WRAP_SHARE * rounding_allowance(plan.length, total_count)
+    if rate is not None:  # the caller's λ (a block tilted as the composition it joins)
+        lam = rate
     lam = _within_reach(blocked, lam, math.log(max(spare, tail)), drop, plan.length, scale)
     tilt = Tilt.of(items, lam, full, lambda n, at, t=terms: log_mgf(t[n][0], t[n][1], at))
     lam, log_mgfs, log_total = tilt.lam, list(tilt.log_mgfs), tilt.log_total
@@ -625,7 +676,11 @@ def _tilted_composition(
             relative = switch + np.arange(start, start + part.size)
             part *= np.exp(np.minimum(log_total - lam * relative, 0.0)) * growth
         masses = np.concatenate((masses, tilted))
-    return masses, switch, lam, log_total, (plain_length, tilted_length), lost
+    carried = sum(
+        count * _tilted_error(pld, tilt.lam, tilt.log_mgfs[number])
+        for number, (pld, count) in enumerate(items)
+    )
+    return masses, switch, lam, log_total, (plain_length, tilted_length), lost, carried
 
 
 def compose_many(
@@ -635,6 +690,8 @@ def compose_many(
     floor: float | None = None,
     tilt_tail: float | None = None,
     tilt: bool | None = None,
+    whole: bool = False,
+    rate: float | None = None,
 ) -> GridPLD:
     """Compose ``count`` copies of each distribution, all in the Fourier domain.
 
@@ -660,6 +717,13 @@ def compose_many(
     (:func:`_tilted_composition`). The allowance is then split into ``slack``
     (everywhere) and ``slack_below`` (for δ(ε) with ε below the switch only).
 
+    Items that are tilted compositions themselves (the blocks of
+    :mod:`gaussdp.pld.blocks`) bring their own located errors: in a tilted
+    form those below an item's cut count below the switch only, and in the
+    tilted row each item's errors weigh what its tilt says
+    (:func:`_tilted_error`), so they decay above the switch as the rounding
+    allowance does; in a plain form they count everywhere.
+
     ``floor`` asks for the pessimistic form's δ floor (the allowance that
     every δ carries however large ε is) to be at most this: when the plain
     allowance exceeds it, the tilted form is computed whatever the number
@@ -668,6 +732,10 @@ def compose_many(
     accurately, as the rounding error is smallest relative to δ there.
     ``tilt`` decides for the pessimistic form instead of :func:`needs_tilt`
     (False: plain, whatever the number of compositions; True: tilted).
+    ``whole``: a tilted form's masses are right at negative losses too, not
+    only where δ(ε ≥ 0) reads them (for a composition composed again);
+    ``rate``: the tilt's λ per grid index, instead of the one centred at
+    ``tilt_tail`` (within the window's reach all the same).
     """
     first = items[0][0]
     for pld, _ in items[1:]:
@@ -705,14 +773,20 @@ def compose_many(
         slack = inherited + plan.above + rounding_allowance(length, total_count)
     else:
         drop = max(drop_budget(tilt_tail, floor), tail)
-        masses, switch, lam, log_total, lengths, lost = _tilted_composition(
-            items, plan, full, tail, tilt_tail or _TILT_TAIL, drop
+        masses, switch, lam, log_total, lengths, lost, carried = _tilted_composition(
+            items, plan, full, tail, tilt_tail or _TILT_TAIL, drop, whole, rate
         )
+        # The items' own errors (composed items, :mod:`gaussdp.pld.blocks`): those placed
+        # anywhere (``slack``) stay everywhere; those located below an item's cut or
+        # decaying above it reach the plain row whole (``slack_below``, read below the
+        # switch only) and the tilted row as ``carried`` (:func:`_tilted_error`), which
+        # untilting makes decay with the rounding allowance above the switch.
+        located = inherited - sum(count * pld.slack for pld, count in items)
         allowance = rounding_allowance(max(lengths), total_count)
-        slack_at_cut = allowance * math.exp(min(log_total - lam * switch, 0.0))
-        slack = inherited + lost
+        slack_at_cut = (allowance + carried) * math.exp(min(log_total - lam * switch, 0.0))
+        slack = inherited - located + lost
         extra = {
-            "slack_below": allowance + slack_at_cut,
+            "slack_below": allowance + located + slack_at_cut,
             "cut_index": offset + switch,
             "slack_at_cut": slack_at_cut,
             "decay": lam,

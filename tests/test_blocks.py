@@ -1,0 +1,80 @@
+"""Long runs composed in blocks (gaussdp.pld.blocks): still certified, and tighter."""
+
+import math
+
+import numpy as np
+import pytest
+
+import gaussdp as g
+from gaussdp.pld import GaussianLoss, discretise
+from gaussdp.pld.blocks import BLOCK_STEPS, FINER, blocked_items, regrid
+from gaussdp.pld.composition import compose_many, tilted_discretisation_tail
+from gaussdp.pld.dominating_pairs import dominating_losses
+from gaussdp.pld.grid import PESSIMISTIC
+from gaussdp.pld.query import from_zero, profile_of
+from tests import references
+
+# (σ, q, T, δ): the exact ε by Laplace inversion of the composed loss's exact moment
+# generating function (benchmarks/regime.json, tests/contour_reference.py) and
+# dp_accounting 0.6's pessimistic ε at value_discretization_interval 1e-5 (the same file).
+LONG_RUNS = [
+    ((14.0, 0.027, 23_000, 2e-6), 1.2143457932192476, 1.214351197863916),
+    ((7.2, 0.085, 30_000, 3e-7), 11.874712561585548, 11.874791706215136),
+]
+
+
+@pytest.mark.parametrize(("run", "exact", "dp_accounting_fine"), LONG_RUNS)
+def test_long_runs_hold_the_exact_epsilon_and_beat_a_grid_of_1e_5(run, exact, dp_accounting_fine):
+    sigma, q, steps, delta = run
+    lower, upper = g.account(g.DPSGD(sigma, q, steps)).epsilon_bounds(delta)
+    assert lower <= exact <= upper
+    # Single steps on the same grid (about 3.3e-5 and 1e-4) left the upper bound 2.2e-5
+    # and 1.9e-6 above dp_accounting's ε at its accurate setting.
+    assert upper <= dp_accounting_fine
+
+
+def test_blocks_of_a_gaussian_hold_the_closed_form_at_small_deltas():
+    # 20,000 Gaussian steps of μ = 1e-2 each: μ-GDP with μ = √T·1e-2, ε(δ) in closed form.
+    steps, sigma = 20_000, 100.0
+    result = g.account(g.Repeated(g.PoissonSubsampled(g.Gaussian(sigma), 1.0), steps))
+    composed = result.privacy_loss_distributions()["remove"]
+    assert composed.compositions == steps and composed.cut_index is not None
+    mu = math.sqrt(steps) / sigma
+    for delta in (1e-5, 1e-10, 1e-14):
+        exact = float(references.solve_epsilon(mu, delta))
+        lower, upper = result.epsilon_bounds(delta)
+        assert lower <= exact <= upper
+        assert upper - exact < 2e-5 * exact
+
+
+def test_regrid_dominates_the_finer_distribution_and_keeps_both_masses():
+    fine = discretise(GaussianLoss(0.3), 1e-3 / FINER, PESSIMISTIC, 1e-30)
+    coarse = regrid(fine, FINER)
+    assert coarse.spacing == pytest.approx(1e-3)
+    assert coarse.p_masses.sum() == pytest.approx(fine.p_masses.sum(), rel=1e-12)
+    assert coarse.q_masses().sum() == pytest.approx(fine.q_masses().sum(), rel=1e-12)
+    epsilons = np.linspace(0.0, 1.5, 31)
+    finer = profile_of(from_zero(fine)).delta(epsilons)
+    regridded = profile_of(from_zero(coarse)).delta(epsilons)
+    assert np.all(regridded >= finer * (1 - 1e-12))
+    exact = [float(references.gaussian_delta(0.3, e)) for e in epsilons]
+    assert np.all(finer >= np.array(exact) * (1 - 1e-9))
+
+
+def test_blocks_err_less_than_single_steps_on_one_grid():
+    # 64·20 steps of a subsampled Gaussian on a grid of 1e-4: blocks of 64 on 2.5e-5,
+    # put on 1e-4 once, against single steps on 1e-4. Both dominate (the same δ's
+    # or larger than the true ones); the blocks' are the smaller.
+    leaf = g.PoissonSubsampled(g.Gaussian(1.0), 0.01)
+    (remove, _add) = dominating_losses(leaf, g.Neighbouring.ADD_REMOVE)
+    steps = 20 * BLOCK_STEPS
+    cut = tilted_discretisation_tail(steps)
+    items = blocked_items(remove, 1e-4, steps, cut, 2**22)
+    assert [count for _, count in items] == [20]
+    single = discretise(remove, 1e-4, PESSIMISTIC, cut)
+    blocked = profile_of(from_zero(compose_many(items, tilt=True)))
+    plain = profile_of(from_zero(compose_many([(single, steps)], tilt=True)))
+    for delta in (1e-5, 1e-9):
+        assert blocked.epsilon(delta) < plain.epsilon(delta)
+    fine = g.account(g.DPSGD(1.0, 0.01, steps), grid_spacing=1e-5).epsilon_bounds(1e-5)
+    assert fine[0] <= blocked.epsilon(1e-5)
