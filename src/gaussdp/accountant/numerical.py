@@ -22,7 +22,7 @@ from gaussdp.accountant.grids import _check_memory
 from gaussdp.accountant.guarantees import _FINEST_REFINEMENT, ProfileGuarantee, _Guarantee
 from gaussdp.accountant.result import Accounting
 from gaussdp.pld import composition as pld_compose
-from gaussdp.pld.blocks import blocked_items
+from gaussdp.pld.blocks import BLOCKS_ABOVE_SPACING, BLOCKS_FROM, blocked_items
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, GridPLD, discretise
 from gaussdp.pld.lower_tail import LowerTail, compose_lower_tail, lower_tail_discretisation_tail
 from gaussdp.pld.query import Profile, from_zero, profile_of
@@ -85,7 +85,12 @@ def _compose_all(
     # Upper bounds of runs long enough to be composed tilted anyway (and that sweeps never
     # share, sweeps.steps.step_key) are composed tilted at once, in blocks
     # (gaussdp.pld.blocks): they err about 15 times less than single steps on one grid.
-    in_blocks = kind == PESSIMISTIC and total_count >= pld_compose.TILT_FROM_COMPOSITIONS
+    in_blocks = (
+        kind == PESSIMISTIC
+        and total_count >= pld_compose.TILT_FROM_COMPOSITIONS
+        and spacing > BLOCKS_ABOVE_SPACING
+        and any(count >= BLOCKS_FROM for count in counts.values())
+    )
 
     def rows_for(length: int) -> int:
         if kind == OPTIMISTIC:
