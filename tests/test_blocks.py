@@ -38,7 +38,7 @@ def test_blocks_of_a_gaussian_hold_the_closed_form_at_small_deltas():
     steps, sigma = 20_000, 100.0
     result = g.account(g.Repeated(g.PoissonSubsampled(g.Gaussian(sigma), 1.0), steps))
     composed = result.privacy_loss_distributions()["remove"]
-    assert composed.compositions == steps and composed.cut_index is not None
+    assert composed.compositions == steps and composed.cut_index is not None  # tilted at once
     mu = math.sqrt(steps) / sigma
     for delta in (1e-5, 1e-10, 1e-14):
         exact = float(references.solve_epsilon(mu, delta))

@@ -21,6 +21,7 @@ composition of the blocks reads those errors where they are
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -31,6 +32,7 @@ from gaussdp.pld.composition import (
     DEFAULT_TILT_TAIL,
     compose_many,
     plan_composition,
+    tilted_discretisation_tail,
 )
 from gaussdp.pld.grid import PESSIMISTIC, GridPLD, discretise
 from gaussdp.pld.losses import PrivacyLoss
@@ -74,13 +76,16 @@ def regrid(pld: GridPLD, ratio: int) -> GridPLD:
     first = pld.offset // ratio  # floor
     shift = pld.offset - first * ratio  # the first atom's residue
     size = pld.p_masses.size
-    coarse_size = (shift + size - 1) // ratio + 2
-    index = shift + np.arange(size)
-    low, residue = np.divmod(index, ratio)
-    fraction = -np.expm1(-residue * fine) / -math.expm1(-spacing)
-    upper = pld.p_masses * fraction
-    masses = np.bincount(low, weights=pld.p_masses - upper, minlength=coarse_size)
-    masses += np.bincount(low + 1, weights=upper, minlength=coarse_size)
+    rows = -(-(shift + size) // ratio)
+    padded = np.zeros(rows * ratio)
+    padded[shift : shift + size] = pld.p_masses
+    padded = padded.reshape(rows, ratio)  # row J: the atoms at (J + s/r)·h, s = 0 … r − 1
+    # the share of an atom at residue s that goes to the top of its cell
+    fraction = -np.expm1(-np.arange(ratio) * fine) / -math.expm1(-spacing)
+    upper = padded @ fraction
+    masses = np.zeros(rows + 1)
+    masses[:-1] = padded.sum(axis=1) - upper
+    masses[1:] += upper
     masses = np.maximum(masses, 0.0)
     last = int(np.flatnonzero(masses)[-1]) + 1 if masses.any() else 1
     masses = masses[:last]
@@ -111,14 +116,6 @@ def regrid(pld: GridPLD, ratio: int) -> GridPLD:
     )
 
 
-def _block(fine: GridPLD, steps: int, floor, rate: float) -> GridPLD:
-    """``steps`` compositions of ``fine``, tilted at ``rate``, on a grid FINER times coarser."""
-    composed = compose_many(
-        [(fine, steps)], DEFAULT_TAIL, floor=floor, tilt=True, whole=True, rate=rate
-    )
-    return regrid(composed, FINER)
-
-
 def composition_rate(single: GridPLD, count: int, tilt_tail: float | None) -> float:
     """λ per index of ``single``'s grid of the Chernoff bound at ``count`` steps' ``tilt_tail``.
 
@@ -133,6 +130,46 @@ def composition_rate(single: GridPLD, count: int, tilt_tail: float | None) -> fl
     return rate
 
 
+@functools.lru_cache(maxsize=4)
+def _block(
+    loss: PrivacyLoss, spacing: float, count: int, tilt_tail: float | None, longest: int
+) -> GridPLD | None:
+    """The block of ``count`` steps' composition: :data:`BLOCK_STEPS` steps of ``loss``.
+
+    Discretised on spacing/:data:`FINER` (leaving the tilted composition's tail of
+    ``count`` steps beyond the grid, whatever the composition it joins: plain and
+    tilted compositions share it), composed tilted at :data:`_RATE_MARGIN` times the
+    Chernoff λ of ``count`` steps at ``tilt_tail`` (:func:`composition_rate`) and
+    put on ``spacing`` (:func:`regrid`). None where that composition would be longer
+    than ``longest`` points, or its window could not hold so steep a tilt.
+    """
+    cut = tilted_discretisation_tail(count)
+    fine = discretise(loss, spacing / FINER, PESSIMISTIC, cut)
+    if plan_composition([(fine, BLOCK_STEPS)]).length > longest:
+        return None
+    # The block is tilted a little more steeply than the composition it joins will be:
+    # its errors, relative to e^{−λ·loss} with its λ, stay small under the composition's
+    # tilt (compose_many); tilted at its own tail they were 0.013 of ε at δ = 1e-11.
+    composition = composition_rate(discretise(loss, spacing, PESSIMISTIC, cut), count, tilt_tail)
+    # One floor for every block, whatever the composition's (at most _BLOCK_FLOOR in all):
+    # an accounting asked for a floor composes the blocks a query without one composed.
+    composed = compose_many(
+        [(fine, BLOCK_STEPS)],
+        DEFAULT_TAIL,
+        floor=_BLOCK_FLOOR / (count // BLOCK_STEPS),
+        tilt=True,
+        whole=True,
+        rate=_RATE_MARGIN * composition / FINER,
+    )
+    del fine
+    block = regrid(composed, FINER)
+    if block.cut_index is not None and block.decay < composition:
+        # the block's window could not hold so steep a tilt: under the composition's, its
+        # errors above its switch would grow with the loss (single steps instead)
+        return None
+    return block
+
+
 def blocked_items(
     loss: PrivacyLoss,
     spacing: float,
@@ -143,31 +180,20 @@ def blocked_items(
 ) -> list[tuple[GridPLD, int]] | None:
     """The items of ``count`` compositions of ``loss``: blocks and single steps on ``spacing``.
 
-    ``count`` // :data:`BLOCK_STEPS` blocks (:func:`_block`) and the rest as
-    steps discretised on ``spacing``, each grid leaving ``cut`` beyond it (the
-    tilted composition's :func:`~gaussdp.pld.composition.tilted_discretisation_tail`).
-    The blocks lose at most 1e-25 of P-mass in all (the composition's floor aside); they
-    are tilted for ``tilt_tail`` (:func:`composition_rate`). None where
-    ``count`` is below :data:`BLOCKS_FROM`, ``spacing`` at most
-    :data:`BLOCKS_ABOVE_SPACING`, or a block's composition on the
-    finer grid would be longer than ``longest`` points (memory).
+    ``count`` // :data:`BLOCK_STEPS` blocks (:func:`_block`, the last few kept) and
+    the rest as steps discretised on ``spacing``, leaving ``cut`` beyond the grid.
+    The blocks lose at most 1e-20 of P-mass in all (the composition's floor aside); they
+    are tilted for ``tilt_tail``. None where ``count`` is below :data:`BLOCKS_FROM`,
+    ``spacing`` at most :data:`BLOCKS_ABOVE_SPACING`, or the block could not be made
+    within ``longest`` points.
     """
     if count < BLOCKS_FROM or spacing <= BLOCKS_ABOVE_SPACING:
         return None
-    blocks, rest = divmod(count, BLOCK_STEPS)
-    fine = discretise(loss, spacing / FINER, PESSIMISTIC, cut)
-    if plan_composition([(fine, BLOCK_STEPS)]).length > longest:
+    block = _block(loss, spacing, count, tilt_tail, longest)
+    if block is None:
         return None
-    single = discretise(loss, spacing, PESSIMISTIC, cut)
-    # The block tilted a little more steeply than the composition it joins will be: its
-    # errors, relative to e^{−λ·loss} with its λ, stay small under the composition's tilt
-    # (gaussdp.pld.composition._tilted_error); tilted at its own tail they were 0.013 of ε
-    # at δ = 1e-11.
-    rate = _RATE_MARGIN * composition_rate(single, count, tilt_tail) / FINER
-    # one floor for every block, whatever the composition's (at most _BLOCK_FLOOR in all):
-    # an accounting asked for a floor composes the blocks a query without one composed
-    items = [(_block(fine, BLOCK_STEPS, _BLOCK_FLOOR / blocks, rate), blocks)]
-    del fine
+    blocks, rest = divmod(count, BLOCK_STEPS)
+    items = [(block, blocks)]
     if rest:
-        items.append((single, rest))
+        items.append((discretise(loss, spacing, PESSIMISTIC, cut), rest))
     return items

@@ -632,8 +632,8 @@ def _tilted_composition(
         lam = min(centred, lam) if inside else lam
     total_count = sum(count for _, count in items)
     spare = _TILTED_WRAP_SHARE * rounding_allowance(plan.length, total_count)
-    if rate is not None:  # the caller's λ (a block tilted as the composition it joins)
-        lam = rate
+    if rate is not None:  # at least the caller's λ (a block, at least as steep as its composition)
+        lam = max(lam, rate)
     lam = _within_reach(blocked, lam, math.log(max(spare, tail)), drop, plan.length, scale)
     tilt = Tilt.of(items, lam, full, lambda n, at, t=terms: log_mgf(t[n][0], t[n][1], at))
     lam, log_mgfs, log_total = tilt.lam, list(tilt.log_mgfs), tilt.log_total
@@ -734,8 +734,8 @@ def compose_many(
     (False: plain, whatever the number of compositions; True: tilted).
     ``whole``: a tilted form's masses are right at negative losses too, not
     only where δ(ε ≥ 0) reads them (for a composition composed again);
-    ``rate``: the tilt's λ per grid index, instead of the one centred at
-    ``tilt_tail`` (within the window's reach all the same).
+    ``rate``: a least λ per grid index for the tilt (within the window's reach
+    all the same).
     """
     first = items[0][0]
     for pld, _ in items[1:]:
