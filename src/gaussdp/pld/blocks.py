@@ -52,6 +52,8 @@ BLOCKS_FROM = 4 * BLOCK_STEPS
 BLOCKS_ABOVE_SPACING = 1.5e-5
 #: A block is tilted this many times more steeply than the composition's Chernoff λ.
 _RATE_MARGIN = 1.25
+#: Blocks are tilted at least as steeply as a composition tilted where its tail is this.
+_RATE_TAIL = 1e-14
 #: The floor all the blocks of a composition ask for together (what they lose goes to +∞).
 _BLOCK_FLOOR = 1e-20
 
@@ -131,15 +133,13 @@ def composition_rate(single: GridPLD, count: int, tilt_tail: float | None) -> fl
 
 
 @functools.lru_cache(maxsize=4)
-def _block(
-    loss: PrivacyLoss, spacing: float, count: int, tilt_tail: float | None, longest: int
-) -> GridPLD | None:
+def _block(loss: PrivacyLoss, spacing: float, count: int, longest: int) -> GridPLD | None:
     """The block of ``count`` steps' composition: :data:`BLOCK_STEPS` steps of ``loss``.
 
     Discretised on spacing/:data:`FINER` (leaving the tilted composition's tail of
     ``count`` steps beyond the grid, whatever the composition it joins: plain and
     tilted compositions share it), composed tilted at :data:`_RATE_MARGIN` times the
-    Chernoff λ of ``count`` steps at ``tilt_tail`` (:func:`composition_rate`) and
+    Chernoff λ of ``count`` steps at the tail :data:`_RATE_TAIL` (:func:`composition_rate`) and
     put on ``spacing`` (:func:`regrid`). None where that composition would be longer
     than ``longest`` points, or its window could not hold so steep a tilt.
     """
@@ -150,7 +150,8 @@ def _block(
     # The block is tilted a little more steeply than the composition it joins will be:
     # its errors, relative to e^{−λ·loss} with its λ, stay small under the composition's
     # tilt (compose_many); tilted at its own tail they were 0.013 of ε at δ = 1e-11.
-    composition = composition_rate(discretise(loss, spacing, PESSIMISTIC, cut), count, tilt_tail)
+    single = discretise(loss, spacing, PESSIMISTIC, cut)
+    composition = composition_rate(single, count, _RATE_TAIL)
     # One floor for every block, whatever the composition's (at most _BLOCK_FLOOR in all):
     # an accounting asked for a floor composes the blocks a query without one composed.
     composed = compose_many(
@@ -183,13 +184,15 @@ def blocked_items(
     ``count`` // :data:`BLOCK_STEPS` blocks (:func:`_block`, the last few kept) and
     the rest as steps discretised on ``spacing``, leaving ``cut`` beyond the grid.
     The blocks lose at most 1e-20 of P-mass in all (the composition's floor aside); they
-    are tilted for ``tilt_tail``. None where ``count`` is below :data:`BLOCKS_FROM`,
-    ``spacing`` at most :data:`BLOCKS_ABOVE_SPACING`, or the block could not be made
-    within ``longest`` points.
+    serve every tilt of the composition down to a tail of :data:`_RATE_TAIL` (below
+    it their errors weigh more, certified all the same; ``tilt_tail`` is not used to
+    make them, so that a report's tilts share one). None where ``count`` is below
+    :data:`BLOCKS_FROM`, ``spacing`` at most :data:`BLOCKS_ABOVE_SPACING`, or the block
+    could not be made within ``longest`` points.
     """
     if count < BLOCKS_FROM or spacing <= BLOCKS_ABOVE_SPACING:
         return None
-    block = _block(loss, spacing, count, tilt_tail, longest)
+    block = _block(loss, spacing, count, longest)
     if block is None:
         return None
     blocks, rest = divmod(count, BLOCK_STEPS)
