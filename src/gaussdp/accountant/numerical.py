@@ -22,7 +22,12 @@ from gaussdp.accountant.grids import _check_memory
 from gaussdp.accountant.guarantees import _FINEST_REFINEMENT, ProfileGuarantee, _Guarantee
 from gaussdp.accountant.result import Accounting
 from gaussdp.pld import composition as pld_compose
-from gaussdp.pld.blocks import BLOCKS_ABOVE_SPACING, BLOCKS_FROM, blocked_items
+from gaussdp.pld.blocks import (
+    BLOCKS_ABOVE_SPACING,
+    BLOCKS_BELOW_SPACING,
+    BLOCKS_FROM,
+    blocked_items,
+)
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, GridPLD, discretise
 from gaussdp.pld.lower_tail import LowerTail, compose_lower_tail, lower_tail_discretisation_tail
 from gaussdp.pld.query import Profile, from_zero, profile_of
@@ -94,7 +99,7 @@ def _compose_all(
     in_blocks = (
         kind == PESSIMISTIC
         and total_count >= pld_compose.TILT_FROM_COMPOSITIONS
-        and spacing > BLOCKS_ABOVE_SPACING
+        and BLOCKS_ABOVE_SPACING < spacing < BLOCKS_BELOW_SPACING
         and any(count >= BLOCKS_FROM for count in counts.values())
         and all(estimate(spacing, index) <= _BLOCKS_UP_TO_POINTS for index in indices)
     )
