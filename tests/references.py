@@ -89,3 +89,12 @@ def solve_epsilon(mu, delta):
     log_delta = mpmath.log(mpmath.mpf(delta))
     high = mpmath.mpf(mu) * (mpmath.mpf(mu) / 2 + mpmath.sqrt(-2 * log_delta) + 5)
     return bisect(lambda e: mpmath.log(gaussian_delta(mu, e)) - log_delta, 0, high)
+
+
+def check_gaussian_sandwich(result, mu, deltas, relative):
+    """Assert that ``result``'s ε bounds hold μ-GDP's ε at each δ, the upper within ``relative``."""
+    for delta in deltas:
+        exact = float(solve_epsilon(mu, delta))
+        lower, upper = result.epsilon_bounds(delta)
+        assert lower <= exact <= upper, (delta, lower, exact, upper)
+        assert upper - exact < relative * exact, (delta, exact, upper)

@@ -333,12 +333,7 @@ def test_long_compositions_keep_small_deltas_accurate():
     # computation makes it relative, so ε at δ = 1e-10 stays sandwiched and tight.
     steps, sigma = 20_000, 100.0
     result = g.account(g.Repeated(g.PoissonSubsampled(g.Gaussian(sigma), 1.0), steps))
-    mu = math.sqrt(steps) / sigma
-    for delta in (1e-6, 1e-10, 1e-14):
-        exact = float(references.solve_epsilon(mu, delta))
-        lower, upper = result.epsilon_bounds(delta)
-        assert lower <= exact <= upper
-        assert upper - exact < 1e-4 * exact
+    references.check_gaussian_sandwich(result, math.sqrt(steps) / sigma, (1e-6, 1e-10, 1e-14), 1e-4)
     # composed plain first (on its grid of 1e-4 no blocks, gaussdp.pld.blocks); the
     # queries whose plain allowance decides were answered from the tilted composition,
     # made on demand

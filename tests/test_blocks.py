@@ -41,12 +41,7 @@ def test_blocks_of_a_gaussian_hold_the_closed_form_at_small_deltas():
     result = g.account(mechanism, accuracy=3e-6)
     composed = result.privacy_loss_distributions()["remove"]
     assert composed.compositions == steps and composed.cut_index is not None  # tilted at once
-    mu = math.sqrt(steps) / sigma
-    for delta in (1e-5, 1e-10, 1e-14):
-        exact = float(references.solve_epsilon(mu, delta))
-        lower, upper = result.epsilon_bounds(delta)
-        assert lower <= exact <= upper
-        assert upper - exact < 3e-6 * exact
+    references.check_gaussian_sandwich(result, math.sqrt(steps) / sigma, (1e-5, 1e-10, 1e-14), 3e-6)
 
 
 def test_regrid_dominates_the_finer_distribution_and_keeps_both_masses():
