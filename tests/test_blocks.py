@@ -75,3 +75,15 @@ def test_blocks_err_less_than_single_steps_on_one_grid():
         assert blocked.epsilon(delta) < plain.epsilon(delta)
     fine = g.account(g.DPSGD(1.0, 0.01, steps), grid_spacing=1e-5).epsilon_bounds(1e-5)
     assert fine[0] <= blocked.epsilon(1e-5)
+
+
+def test_the_first_run_in_blocks_is_not_below_one_step_fewer():
+    # 10,000 steps are composed in blocks, 9,999 in single steps (on grids of 3.7e-5):
+    # the blocks take off less than a step adds, so fewer steps never read a larger ε.
+    shorter = g.account(g.DPSGD(14.0, 0.027, 9_999))
+    longer = g.account(g.DPSGD(14.0, 0.027, 10_000))
+    assert shorter.grid_spacing == pytest.approx(longer.grid_spacing, rel=1e-4)
+    assert longer.privacy_loss_distributions()["remove"].cut_index is not None  # in blocks
+    assert shorter.privacy_loss_distributions()["remove"].cut_index is None
+    for delta in (1e-5, 1e-9):
+        assert shorter.epsilon_bounds(delta)[1] <= longer.epsilon_bounds(delta)[1]
