@@ -146,7 +146,7 @@ def _compose_all(
                 blocked = (
                     tilted
                     and in_blocks
-                    and blocked_items(pair[index], spacing, counts[leaf], cut, longest, tilt_tail)
+                    and blocked_items(pair[index], spacing, counts[leaf], cut, longest)
                 )
                 items += blocked or [(discretise(pair[index], spacing, kind, cut), counts[leaf])]
             if tilted:

@@ -29,7 +29,6 @@ import numpy as np
 from gaussdp.pld.chernoff import blocked_terms, chernoff_cut, log_terms, spread
 from gaussdp.pld.composition import (
     DEFAULT_TAIL,
-    DEFAULT_TILT_TAIL,
     compose_many,
     plan_composition,
     tilted_discretisation_tail,
@@ -131,17 +130,15 @@ def regrid(pld: GridPLD, ratio: int) -> GridPLD:
     )
 
 
-def composition_rate(single: GridPLD, count: int, tilt_tail: float | None) -> float:
-    """λ per index of ``single``'s grid of the Chernoff bound at ``count`` steps' ``tilt_tail``.
+def _composition_rate(single: GridPLD, count: int, tail: float) -> float:
+    """λ per index of ``single``'s grid of the Chernoff bound at ``count`` steps' tail ``tail``.
 
-    The tilted composition's own λ is at most this one
+    A composition tilted where its tail is ``tail`` or above has a λ at most this one
     (:func:`~gaussdp.pld.composition.compose_many`).
     """
     terms = log_terms([(single, count)])
     blocked = blocked_terms(terms)
-    _, rate = chernoff_cut(
-        terms, math.log(tilt_tail or DEFAULT_TILT_TAIL), spread(blocked), +1, blocked=blocked
-    )
+    _, rate = chernoff_cut(terms, math.log(tail), spread(blocked), +1, blocked=blocked)
     return rate
 
 
@@ -152,7 +149,7 @@ def _block(loss: PrivacyLoss, spacing: float, count: int, longest: int) -> GridP
     Discretised on spacing/:data:`FINER` (leaving the tilted composition's tail of
     ``count`` steps beyond the grid, whatever the composition it joins: plain and
     tilted compositions share it), composed tilted at :data:`_RATE_MARGIN` times the
-    Chernoff λ of ``count`` steps at the tail :data:`_RATE_TAIL` (:func:`composition_rate`) and
+    Chernoff λ of ``count`` steps at the tail :data:`_RATE_TAIL` (:func:`_composition_rate`) and
     put on ``spacing`` (:func:`regrid`). None where that composition would be longer
     than ``longest`` points, or its window could not hold so steep a tilt.
     """
@@ -165,7 +162,7 @@ def _block(loss: PrivacyLoss, spacing: float, count: int, longest: int) -> GridP
     # its errors, relative to e^{−λ·loss} with its λ, stay small under the composition's
     # tilt (compose_many); tilted at its own tail they were 0.013 of ε at δ = 1e-11. (The
     # composition's λ per index of the finer grid, from that grid: λ scales with h.)
-    composition = composition_rate(fine, count, _RATE_TAIL)
+    composition = _composition_rate(fine, count, _RATE_TAIL)
     # One floor for every block, whatever the composition's (at most _BLOCK_FLOOR in all):
     # an accounting asked for a floor composes the blocks a query without one composed.
     composed = compose_many(
@@ -192,7 +189,6 @@ def blocked_items(
     count: int,
     cut: float,
     longest: int,
-    tilt_tail: float | None = None,
 ) -> list[tuple[GridPLD, int]] | None:
     """The items of ``count`` compositions of ``loss``: blocks and single steps on ``spacing``.
 
@@ -200,8 +196,8 @@ def blocked_items(
     the rest as steps discretised on ``spacing``, leaving ``cut`` beyond the grid.
     The blocks lose at most 1e-20 of P-mass in all (the composition's floor aside); they
     serve every tilt of the composition down to a tail of :data:`_RATE_TAIL` (below
-    it their errors weigh more, certified all the same; ``tilt_tail`` is not used to
-    make them, so that a report's tilts share one). None where ``count`` is below
+    it their errors weigh more, certified all the same), so that a report's tilts at
+    several tails share one block. None where ``count`` is below
     :data:`BLOCKS_FROM`, ``spacing`` outside (:data:`BLOCKS_ABOVE_SPACING`,
     :data:`BLOCKS_BELOW_SPACING`), or the block could not be made within ``longest``
     points.
