@@ -9,6 +9,7 @@ name without a docstring (docs/hooks.py) and any docstring warning of mkdocstrin
 from __future__ import annotations
 
 import doctest
+import fcntl
 import importlib
 import importlib.util
 import os
@@ -60,10 +61,32 @@ RUN_ELSEWHERE = {
 NOT_RUN: dict[str, str] = {}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def site(tmp_path_factory) -> Path:
-    """Build the site once, strictly, importing gaussdp from this tree."""
-    site_dir = tmp_path_factory.mktemp("site")
+    """Build the site once, strictly, importing gaussdp from this tree.
+
+    Once per test session, not per worker: the test workers (pytest-xdist) share the
+    session's temporary root, and the first to take its lock builds there (two workers
+    each built the site, 11 s of a core).
+    """
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the session's root, shared by its workers
+    site_dir = root / "docs-site"
+    outcome = root / "docs-site-build.txt"
+    with open(root / "docs-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        if not outcome.exists():
+            outcome.write_text(_build_site(site_dir), encoding="utf-8")
+    output = outcome.read_text(encoding="utf-8")
+    assert output.startswith("built\n"), f"mkdocs build --strict failed:\n{output}"
+    warnings = [line for line in output.splitlines() if "WARNING" in line]
+    assert not warnings, "\n".join(warnings)
+    return site_dir
+
+
+def _build_site(site_dir: Path) -> str:
+    """``mkdocs build --strict`` into ``site_dir``: "built" or "failed", then its output."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
     env["NO_MKDOCS_2_WARNING"] = "1"  # mkdocs-material's notice about MkDocs 2.0
@@ -75,11 +98,8 @@ def site(tmp_path_factory) -> Path:
         text=True,
         timeout=300,
     )
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, f"mkdocs build --strict failed:\n{output}"
-    warnings = [line for line in output.splitlines() if "WARNING" in line]
-    assert not warnings, "\n".join(warnings)
-    return site_dir
+    status = "built" if result.returncode == 0 else f"failed ({result.returncode})"
+    return f"{status}\n{result.stdout}{result.stderr}"
 
 
 def test_site_builds_strictly(site):

@@ -250,7 +250,7 @@ def account(
         return estimates[grid, index]
 
     if not grid_spacing:
-        spacing = grids.upper_grid_spacing(spacing, losses, leaves, accuracy, estimate)
+        spacing = grids.upper_grid_spacing(spacing, losses, leaves, accuracy)
     result = _numerical(
         mechanism,
         neighbouring,
