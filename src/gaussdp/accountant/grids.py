@@ -100,11 +100,18 @@ def _composed_length_estimate(
     at most ~4000 points per mechanism costs milliseconds, and scaling its
     length by the ratio of spacings predicts the fine grid's length before
     anything large is allocated. ``plain``: the window of a composition computed
-    without tilting (:func:`~gaussdp.pld.composition.plain_plan`, steps cut at
-    :data:`PLAIN_DISCRETISATION_TAIL`), a third to a fifth as long on runs of a
-    few steps; else the tilted window (tails of 1e-30), which sizes memory.
+    without tilting (:func:`~gaussdp.pld.composition.plain_plan`, steps cut where
+    the numerical path cuts them: :data:`PLAIN_DISCRETISATION_TAIL`, or
+    :data:`SINGLE_MECHANISM_TAIL` for one mechanism alone), a third to a half of
+    the tilted window's estimate on short runs at small q; else the tilted window
+    (tails of 1e-30), which sizes memory.
     """
-    tail = PLAIN_DISCRETISATION_TAIL if plain else _DISCRETISATION_TAIL
+    if not plain:
+        tail = _DISCRETISATION_TAIL
+    elif sum(counts.values()) == 1:
+        tail = SINGLE_MECHANISM_TAIL
+    else:
+        tail = PLAIN_DISCRETISATION_TAIL
     coarse = spacing
     for pair in losses.values():
         low, high = pair[index].support(tail)
