@@ -111,7 +111,7 @@ def test_two_scale_laws_sandwich_the_exact_two_steps_in_each_direction():
     split = allocation_above.split_point(coordinate, 2, top)
     assert split is not None and 10 * split < top  # the two scales are in use ...
     laws = allocation._laws(coordinate, 2, 2e-3, split=split)
-    assert laws.one_above is not None and laws.p_over < 1e-12
+    assert laws.one_above is not None and laws.left_out[3] < 1e-12
     # ... and what they give is what allocation_losses gives at that spacing
     remove, add = allocation.allocation_losses(coordinate, 2, 2e-3)
     assert remove.upper.infinity_mass == allocation._pairs(laws, 2)[0].upper.infinity_mass

@@ -118,6 +118,7 @@ from gaussdp.pld.allocation_above import (
     split_point,
 )
 from gaussdp.pld.allocation_coordinate import Coordinate
+from gaussdp.pld.allocation_tilt import TiltedLaw, error_atoms, tilt_rates, tilted_laws
 from gaussdp.pld.composition import rounding_allowance
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, discretise
 from gaussdp.pld.losses import AtomicLoss, BracketedLoss, GaussianLoss
@@ -141,8 +142,15 @@ _ACCURACY_SHARE = 0.5
 _COARSEST_SPACING = 0.05
 #: The P-mass that may wrap around the FFT circle (planned; the bound carried is certified).
 _WRAP_TAIL = 1e-13
+#: The left-out P-mass is spread over sums s₀·e^{0 … 40} in steps of 0.05 nats ...
+_LEFT_OUT_REACH = 40.0
+_LEFT_OUT_STEP = 0.05
+#: ... and the fold's over this many sums (each a Chernoff bound).
+_FOLD_SUMS = 16
 #: The loss grid the pairs are handed to the engine on (at most; finer for fine h).
 _FINE_GRID = 1e-5
+#: Errors of the laws are gathered in runs of cells whose caps (in log) share a bucket this wide,
+_ERROR_BUCKET = 0.05
 #: Atoms are merged at each end of the laws up to this much mass.
 _TRIM = 1e-24
 #: Two scales are used only where the split shortens the circle at least this many times.
@@ -163,24 +171,26 @@ class _Atoms(AtomicLoss):
 class _Laws:
     """The circular laws of S_c = Σ⌈Yᵢ/h⌉h on k·h, k = 0 … N − 1, and what they leave out.
 
-    Only outcomes with every coordinate at most Y_max are in the laws
-    (sub-probabilities); ``p_over`` and ``q_over`` are the P- and Q-mass of the
-    others. ``wrap_p`` and ``wrap_q`` bound the P- and Q-mass of S_c ≥ N·h
-    (Chernoff), which the circle has folded onto k·h − N·h; ``rounding``
-    bounds the transforms' absolute error (ℓ¹, either law). Two-scale laws
-    (``one_above``) have Y_max = B, the split: the outcomes with exactly one
-    coordinate above it are :class:`OneAbove`'s, and ``p_over``, ``q_over``
-    the mass of those with two or more, or one above the blocks' top.
+    Only outcomes with every coordinate at most Y_max (``top``) and S_c below
+    N·h are in the laws (sub-probabilities). ``p`` and ``q`` are computed under
+    a ladder of tilts, each cell with its own error bound
+    (:class:`~gaussdp.pld.allocation_tilt.TiltedLaw`). ``left_out`` is the
+    remove upper pair's share of the others' P-mass, spread over the losses
+    it may have (atoms, and the rest at +∞, :func:`_left_out`); ``q_over``
+    and ``wrap_q`` bound their Q-mass (a coordinate above Y_max; S_c ≥ N·h).
+    Two-scale laws (``one_above``) have Y_max = B, the split: the outcomes
+    with exactly one coordinate above it are :class:`OneAbove`'s, and
+    ``left_out``, ``q_over`` count those with two or more, or one above the
+    blocks' top.
     """
 
     spacing: float
-    p: np.ndarray
-    q: np.ndarray
-    p_over: float
+    top: float
+    p: TiltedLaw
+    q: TiltedLaw
+    left_out: tuple[np.ndarray, np.ndarray, np.ndarray, float]
     q_over: float
-    wrap_p: float
     wrap_q: float
-    rounding: float
     one_above: OneAbove | None = None
 
 
@@ -293,25 +303,24 @@ def _laws(
         if max(wrap_p, wrap_q) <= 100.0 * _WRAP_TAIL or length >= MAX_POINTS:
             break
         extent *= 1.5
-    y = np.zeros(length)
-    x = np.zeros(length)
+    y = np.zeros(count + 1)
+    x = np.zeros(count + 1)
     y[0] = y_zero  # coordinates Q gives where P has no mass: Y = 0, nothing added to S
-    y[1 : count + 1] = y_cells[:count]
-    x[1 : count + 1] = x_cells[:count]
+    y[1:] = y_cells[:count]
+    x[1:] = x_cells[:count]
     del y_cells, x_cells
-    y_hat = scipy_fft.rfft(y, workers=2)
-    del y
-    x_hat = scipy_fft.rfft(x, workers=2)
-    del x
     rounding = rounding_allowance(length, steps)
     one_above = None
     if split is not None:
         # the others of one coordinate above B: X and t − 2 Y's (under P), t − 1 Y's
+        y_hat = scipy_fft.rfft(y, length, workers=2)
+        x_hat = scipy_fft.rfft(x, length, workers=2)
         power = y_hat ** (steps - 2)
         rest_p = regridded(scipy_fft.irfft(x_hat * power, length, workers=2), factor)
         power *= y_hat
         rest_q = regridded(scipy_fft.irfft(power, length, workers=2), factor)
-        one_above, p_over, q_over = one_above_laws(
+        del x_hat, y_hat, power
+        one_above, _, q_over = one_above_laws(
             coordinate,
             steps,
             (count * spacing, factor * spacing, spacing),
@@ -319,22 +328,119 @@ def _laws(
             (wrap_p / (1.0 - y_over), wrap_q / (1.0 - y_over)),
             (x_over, y_over),
         )
-        p_law = scipy_fft.irfft(x_hat * power, length, workers=2)
-        power *= y_hat
     else:
-        power = y_hat ** (steps - shifted)
-        p_law = scipy_fft.irfft(x_hat**shifted * power, length, workers=2)
-        power *= y_hat**shifted
-        p_over = -math.expm1(
-            shifted * math.log1p(-x_over) + (steps - shifted) * math.log1p(-y_over)
-        )
         q_over = -math.expm1(steps * math.log1p(-y_over))
-    del x_hat, y_hat
-    q_law = scipy_fft.irfft(power, length, workers=2)
-    del power
-    np.maximum(p_law, 0.0, out=p_law)
-    np.maximum(q_law, 0.0, out=q_law)
-    return _Laws(spacing, p_law, q_law, p_over, q_over, wrap_p, wrap_q, rounding, one_above)
+
+    def folded(x_tilted: np.ndarray, y_tilted: np.ndarray, cells: int) -> tuple[float, float]:
+        block_tops, y_tilted_blocks = _blocks(y_tilted, spacing)
+        _, x_tilted_blocks = _blocks(x_tilted, spacing)
+        # more than one shifted coordinate: every coordinate bounded as the larger X
+        rest = y_tilted_blocks if shifted == 1 else x_tilted_blocks
+        return (
+            _wrap_bound(block_tops, x_tilted_blocks, rest, steps - 1, cells * spacing),
+            _wrap_bound(block_tops, y_tilted_blocks, y_tilted_blocks, steps - 1, cells * spacing),
+        )
+
+    # the sum statistic (k > 1 shifted) only gives lower pairs at the default δ's: plain laws
+    rates = np.zeros(1)
+    if shifted == 1:
+        rates = tilt_rates(x, y, steps, spacing, (steps * spacing, circle)) * spacing
+    p_law, q_law = tilted_laws(x, y, steps, shifted, length, rates, rounding, folded)
+    # the fold's P-mass, S ≥ s for s from the circle to t·Y_max (where S ends)
+    sums = np.geomspace(circle, max(steps * count * spacing, circle), _FOLD_SUMS)
+    fold = np.array([_wrap_bound(tops, x_blocks, y_blocks, steps - 1, s) for s in sums])
+    left_out = _left_out(
+        coordinate,
+        steps,
+        (count * spacing, split, x_over, y_over),
+        (sums, fold),
+    )
+    return _Laws(spacing, count * spacing, p_law, q_law, left_out, q_over, wrap_q, one_above)
+
+
+def _tail_masses(coordinate: Coordinate, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """P(X > v) and Q(Y > v) for increasing values v > 0 (X the record's coordinate)."""
+    x_cells, x_over, y_cells, y_over, _ = coordinate.cells(np.log(values))
+    tails = []
+    for cells, over in ((x_cells, x_over), (y_cells, y_over)):
+        suffix = np.cumsum(cells[::-1])[::-1]  # Σ_{j ≥ i}
+        tails.append(np.append(suffix[1:], 0.0) + over)
+    return tails[0], tails[1]
+
+
+def _spread(sums: np.ndarray, tails: np.ndarray, steps: int):
+    """Remove atoms for P-mass with S ≥ s₀, given T_i ≥ P(S > s_i) (T₀ ≥ all of it).
+
+    The mass with S in (s_i, s_{i+1}] has remove loss at most log(s_{i+1}/t),
+    so T_i − T_{i+1} of P-mass there (Q-mass e^{−loss} times it) dominates it:
+    the atoms' mass above any loss is at least the outcomes'. Returns the
+    atoms and T of the last sum (the mass above it).
+    """
+    tails = np.minimum.accumulate(np.minimum(tails, 1.0))
+    mass = tails[:-1] - tails[1:]
+    losses = np.log(sums[1:] / steps)
+    keep = mass > 0.0
+    return (losses[keep], mass[keep], mass[keep] * np.exp(-losses[keep])), float(tails[-1])
+
+
+def _left_out(coordinate: Coordinate, steps: int, grid, fold):
+    """The remove upper pair's atoms for the P-mass the laws leave out (the rest at +∞).
+
+    Its loss is log(S/t); each part is spread over the sums it may have
+    (:func:`_spread`), with tail bounds from union bounds over coordinates
+    (X the record's, Y the others'; S > s needs one of k parts above s/k):
+
+    * the circle's fold, S ≥ N·h with every coordinate at most Y_max:
+      Chernoff bounds on S ≥ s (``fold``, :func:`_wrap_bound`) up to t·Y_max,
+      where S ends (its rest at loss log Y_max);
+    * a coordinate above v₀ (Y_max, or with two scales the blocks' top):
+      P(Yᵢ > v₀, S > s) ≤ P(Yᵢ > max(v₀, s/2)) + P(Yᵢ > v₀)·P(the others > s/2);
+    * with two scales, two coordinates above the split B:
+      P(Yᵢ > B, Yⱼ > B, S > s) ≤ P(Yᵢ > max(B, s/3))·P(Yⱼ > B) + P(Yᵢ > B)·P(Yⱼ > max(B, s/3))
+      + P(Yᵢ > B)·P(Yⱼ > B)·P(the others > s/3).
+
+    Before, all but the fold sat at +∞: 1e-14 per epoch with two scales,
+    the floor of the upper bound at small δ.
+    """
+    grid_top, split, x_split, y_split = grid
+    sums, fold_tails = fold
+    t = steps
+    atoms, rest = _spread(sums, fold_tails, t)
+    parts = [atoms]
+    losses, p, q = atoms
+    parts = [
+        (np.append(losses, math.log(grid_top)), np.append(p, rest), np.append(q, rest / grid_top))
+    ]
+    infinity = 0.0
+    if split is None:
+        above, beyond = grid_top, None
+    else:
+        above, beyond = coordinate.top(steps), split
+    ratio = np.exp(np.arange(0.0, _LEFT_OUT_REACH, _LEFT_OUT_STEP))
+    # some coordinate above v₀
+    s = above * ratio
+    x_far, y_far = _tail_masses(coordinate, np.maximum(above, s / 2.0))
+    x_rest, y_rest = _tail_masses(coordinate, s / (2.0 * t))
+    x_above, y_above = _tail_masses(coordinate, np.array([above]))
+    total = float(x_above[0]) + (t - 1) * float(y_above[0])
+    tails = x_far + (t - 1) * y_far + total * np.minimum(x_rest + (t - 1) * y_rest, 1.0)
+    atoms, rest = _spread(s, tails, t)
+    parts.append(atoms)
+    infinity += rest
+    if beyond is not None:  # two coordinates above the split B
+        s = 2.0 * beyond * ratio
+        x_far, y_far = _tail_masses(coordinate, np.maximum(beyond, s / 3.0))
+        x_rest, y_rest = _tail_masses(coordinate, s / (3.0 * t))
+        two = (t - 1) * x_split * y_split + 0.5 * (t - 1) * (t - 2) * y_split**2
+        tails = (
+            (t - 1) * (x_far * y_split + x_split * y_far)
+            + (t - 1) * (t - 2) * y_far * y_split
+            + two * np.minimum(x_rest + (t - 1) * y_rest, 1.0)
+        )
+        atoms, rest = _spread(s, tails, t)
+        parts.append(atoms)
+        infinity += rest
+    return (*(np.concatenate([part[i] for part in parts]) for i in range(3)), infinity)
 
 
 def _circle_extent(
@@ -365,11 +471,13 @@ def _lower_pairs(laws: _Laws) -> tuple[AtomicLoss, AtomicLoss]:
     convolution computes) are a post-processing of the true pair, restricted
     to an event, so their hockey-stick divergences are at most the true
     ones (in both directions). Values whose masses are not clearly above the
-    transforms' rounding noise are left out, which only lowers them further.
+    transforms' rounding noise (each at its own tilt's level,
+    :meth:`~gaussdp.pld.allocation_tilt.TiltedLaw.noise`) are left out, which
+    only lowers them further.
     """
-    p, q = laws.p, laws.q
-    noise = 1e-12 * max(float(p.max()), float(q.max()))
-    keep = (p > noise) & (q > noise)
+    p, q = laws.p.values, laws.q.values
+    cells = np.arange(p.size)
+    keep = (p > laws.p.noise(cells)) & (q > laws.q.noise(cells))
     p, q = p[keep], q[keep]
     one = laws.one_above
     if one is not None:  # the statistic (block, sum) of one coordinate above B: more values
@@ -391,10 +499,11 @@ def _upper_pairs(laws: _Laws, steps: int) -> tuple[AtomicLoss, AtomicLoss]:
     al. 2022) is a pair that dominates the cell's own; the add direction is
     the same with the roles of P and Q swapped and losses [−b_k, −a_k]. Both
     ends are grid values log(jh/t), so the atoms of cell k land on indices k
-    and k − t. What the laws leave out is put at +∞ (see :func:`_allowances`).
+    and k − t. What the laws leave out or get wrong is added as atoms where
+    it can act, or at +∞ (see :func:`_allowances`).
     """
     h = laws.spacing
-    p, q = laws.p, laws.q
+    p, q = laws.p.values, laws.q.values
     n = p.size
     k = np.arange(n, dtype=float)
     shifted = k > steps  # cells with a finite lower end
@@ -415,18 +524,14 @@ def _upper_pairs(laws: _Laws, steps: int) -> tuple[AtomicLoss, AtomicLoss]:
     infinity_add = float(q_high[: steps + 1].sum())  # −a_k = +∞ for k ≤ t
     remove[0] = 0.0  # S_c = 0 has no mass (every coordinate is at least h)
     add[0] = 0.0
-    infinity_remove, (error_loss, error_mass), add_extra, add_error = _allowances(laws, steps)
+    infinity_remove, remove_errors, add_extra, add_errors = _allowances(laws, steps)
 
     values = k * h
     first, kept, above = _trim_up(remove, _TRIM)
     s_values = values[first : first + kept.size]
     positive = kept > 0
     kept, s_values = kept[positive], s_values[positive]
-    remove_atoms = [
-        np.append(np.log(s_values / steps), error_loss),
-        np.append(kept, error_mass),
-        np.append(kept * (steps / s_values), error_mass * math.exp(-error_loss)),
-    ]
+    remove_atoms = [np.log(s_values / steps), kept, kept * (steps / s_values)]
     infinity_remove += above
     # add losses −log(kh/t) increase as k decreases: trim from the top of k downwards
     first, kept, above = _trim_up(add[::-1], _TRIM)
@@ -434,87 +539,82 @@ def _upper_pairs(laws: _Laws, steps: int) -> tuple[AtomicLoss, AtomicLoss]:
     positive = (kept > 0) & (s_values > 0)
     kept, s_values = kept[positive], s_values[positive]
     add_atoms = [-np.log(s_values / steps), kept, kept * (s_values / steps)]
-    if add_error[1] > 0.0:  # inserted where its loss falls: the atoms stay sorted
-        at = int(np.searchsorted(add_atoms[0], add_error[0]))
-        second = add_error[1] * math.exp(-add_error[0])
-        values = (*add_error, second)
-        add_atoms = [np.insert(a, at, v) for a, v in zip(add_atoms, values, strict=True)]
     infinity_add += add_extra + above
-    if laws.one_above is None:  # the error atom lies above every cell's loss: still sorted
-        return (
-            _Atoms(*remove_atoms, min(infinity_remove, 1.0)),
-            _Atoms(*add_atoms, min(infinity_add, 1.0)),
+    parts = [(remove_atoms, add_atoms), (remove_errors, add_errors)]
+    infinities = [(infinity_remove, infinity_add)]
+    if laws.one_above is not None:
+        one_remove, one_add, one_infinity_remove, one_infinity_add = one_above_atoms(
+            laws.one_above, steps
         )
-    one_remove, one_add, one_infinity_remove, one_infinity_add = one_above_atoms(
-        laws.one_above, steps
-    )
-    return (
+        parts.append((one_remove, one_add))
+        infinities.append((one_infinity_remove, one_infinity_add))
+    return tuple(
         _Atoms.from_atoms(
-            *(np.concatenate(pair) for pair in zip(remove_atoms, one_remove, strict=True)),
-            min(infinity_remove + one_infinity_remove, 1.0),
-        ),
-        _Atoms.from_atoms(
-            *(np.concatenate(pair) for pair in zip(add_atoms, one_add, strict=True)),
-            min(infinity_add + one_infinity_add, 1.0),
-        ),
+            *(np.concatenate([part[direction][i] for part in parts]) for i in range(3)),
+            min(sum(infinity[direction] for infinity in infinities), 1.0),
+        )
+        for direction in range(2)
     )
 
 
-def _allowances(
-    laws: _Laws, steps: int
-) -> tuple[float, tuple[float, float], float, tuple[float, float]]:
+def _runs(log_caps: np.ndarray, offset: int) -> np.ndarray:
+    """First cells of the runs whose log caps share a bucket of width :data:`_ERROR_BUCKET`."""
+    bucket = np.floor(log_caps / _ERROR_BUCKET)
+    return offset + np.flatnonzero(np.concatenate([[True], bucket[1:] != bucket[:-1]]))
+
+
+def _allowances(laws: _Laws, steps: int):
     """What the upper pairs add for what the laws leave out or get wrong.
 
-    Returns (remove's mass at +∞, remove's error atom (loss, P-mass), add's
-    mass at +∞, add's error atom (loss, first-measure mass)). With L_c = N·h
-    the circle's length and R the rounding allowance:
+    Returns (remove's mass at +∞, remove's error atoms, add's mass at +∞,
+    add's error atoms), the atoms as (losses, first masses, second masses).
 
-    * remove, at +∞: outcomes with a coordinate above the grid (P-mass
-      ``p_over``) and the folded outcomes' own divergence (≤ ``wrap_p``).
-      The laws' errors: a cell's split pair, as a function of its masses
-      (p, q), gains at most |Δp| + β·|Δq| from errors Δp, Δq, and nothing once
-      β = e^ε passes e^{b_k} (its top loss; the clipped splits alike), so all
-      cells together gain at most E + β·F for β ≤ L_c/t, with E = R (P's
-      rounding) and F = R + ``wrap_q`` (Q's rounding and the folded Q-mass,
-      which lowers the cell it lands on). An atom of P-mass m at loss
-      b* = log(L_c/t) + log 2 adds m·(1 − β·e^{−b*}), at least E + β·F on
-      β ≤ L_c/t if m = 2·(E + F·L_c/t): a finite loss, where the whole of
-      it sat at +∞ (the floor of the upper bound, 6.6e-13 per epoch on σ = 1,
-      t = 100, now 1e-14).
-    * add, at +∞: the outcomes above the grid (first-measure mass ``q_over``)
-      and the folded ones (≤ ``wrap_q``); the folded P-mass, now second-measure
-      mass of a cell k, lowers that cell's divergence by at most
-      min(q_k, mass·t/((k − t)h)), so by at most Q(S_c < s*) + mass·t/(s* − th)
-      for every s* > th (the best of a few is taken); rounding, R: a cell
-      gains at most |Δq| + min(e^ε·|Δp|, q) from errors in its masses. The
-      second term, β·(folded P-mass + R) for β ≤ t/(s* − th) = e^{−a}, is the
-      atom (loss, first-measure mass) = (−a + log 4, (4/3)·that·e^{−a})
-      (m·(1 − β·e^{−loss}) covers it as the remove atom does), not mass at +∞.
+    * **Errors of the laws** (rounding and the circle's fold, bounded cell
+      by cell by their tilts, :mod:`gaussdp.pld.allocation_tilt`). A cell's
+      split pair, as a function of its masses, gains at most
+      |Δ first| + β·|Δ second| from errors in them, and nothing once β passes
+      e^{its top loss}: the cap c_k = kh/t (remove, increasing in k) or
+      t/((k − t)h) (add, decreasing; ∞ for k ≤ t). So at β the remove pair
+      errs by at most the errors of the cells k ≥ k_β (tail bounds), the add
+      pair by those of k ≤ k_β (head bounds). Cells are taken in runs whose
+      caps differ by at most 5 %, and the bounds' increments over each run
+      become an atom just above its cap (:func:`_error_atoms`). The add
+      direction's cells with k ≤ t, whose cap is ∞, put theirs at +∞.
+    * **Outcomes left out.** Remove: spread over the losses their sums may
+      have (``left_out``, :func:`_left_out`), what no sum bounds at +∞. Add: those
+      outcomes have S ≥ Y_max or S ≥ N·h, add loss at most −log(Y_max/t) or
+      −log(N·h/t): atoms there of their Q-mass (``q_over``, ``wrap_q``), not
+      +∞.
     """
     h = laws.spacing
-    rounding = laws.rounding
-    circle = laws.p.size * h
-    remove = laws.p_over + laws.wrap_p
-    top = circle / steps  # e^{b_max}
-    atom = (math.log(top) + math.log(2.0), 2.0 * (rounding + (rounding + laws.wrap_q) * top))
-    head = np.cumsum(laws.q)
-    folded = laws.wrap_p + rounding
-    best, add_atom = (1.0, 0.0), (0.0, 0.0)
-    for margin in np.geomspace(1.0, max(head.size / 4.0, 2.0), 24):
-        index = steps + math.ceil(margin)  # s* = index·h > t·h
-        if index >= head.size:
-            break
-        # a cell's divergence is at most its first measure's mass: below s*, the
-        # computed mass (its own rounding is the R at +∞ counted once, below)
-        below = float(head[index - 1])
-        ratio = steps / ((index - steps) * h)  # e^{−a} at s*
-        if below + folded * ratio < sum(best):
-            best = (below, folded * ratio)
-            add_atom = (math.log(ratio) + math.log(4.0), 4.0 / 3.0 * folded * ratio)
-    add = laws.q_over + laws.wrap_q + rounding + best[0]
-    if best[1] >= 1.0:  # nothing better than all of it at +∞
-        add, add_atom = 1.0, (0.0, 0.0)
-    return min(remove, 1.0), atom, min(add, 1.0), add_atom
+    n = laws.p.values.size
+    # remove: cap kh/t for k ≥ 1 (S_c = 0 has no mass); run j covers [s_j, s_{j+1})
+    starts = _runs(np.log(np.arange(1, n) * h / steps), 1)
+    increments = [
+        np.append(-np.diff(tail), tail[-1])
+        for tail in (laws.p.tail_bounds(starts), laws.q.tail_bounds(starts))
+    ]
+    ends = np.append(starts[1:], n) - 1
+    remove = error_atoms(ends * h / steps, *increments)
+    # add: cap t/((k − t)h) for k > t; k ≤ t at +∞
+    above = np.arange(steps + 1, n)
+    starts = _runs(np.log(steps / ((above - steps) * h)), steps + 1)
+    ends = np.append(starts[1:], n) - 1
+    heads = [law.head_bounds(np.append(steps, ends)) for law in (laws.q, laws.p)]
+    infinity_add = float(heads[0][0])
+    add = error_atoms(steps / ((starts - steps) * h), *(np.diff(head) for head in heads))
+    left_out_add = (
+        (-math.log(laws.top / steps), laws.q_over, laws.q_over * laws.top / steps),
+        (-math.log(n * h / steps), laws.wrap_q, laws.wrap_q * n * h / steps),
+    )
+    remove = tuple(
+        np.concatenate([column, extra])
+        for column, extra in zip(remove, laws.left_out, strict=False)
+    )
+    add = tuple(
+        np.concatenate([column, extra]) for column, *extra in zip(add, *left_out_add, strict=True)
+    )
+    return min(laws.left_out[3], 1.0), remove, min(infinity_add, 1.0), add
 
 
 def _on_fine_grid(loss: AtomicLoss, kind: str, width: float) -> AtomicLoss:
@@ -602,19 +702,31 @@ def allocation_losses(
     spacing = float(spacing) if finest is None else min(float(spacing), finest)
     top = coordinate.top(steps)
     extent = _circle_extent(coordinate, steps, top, spacing)
-    # Two scales where a split shortens the circle at least _SPLIT_GAIN times, and lies far
-    # above what the other coordinates' rounding moves S (t·h): the loss ranges of the
-    # outcomes above it start at S ≥ B − 2h₀ − (t − 1)·h, which must stay positive.
-    split = split_point(coordinate, steps, top)
+    split = _split(coordinate, steps, top, spacing, extent)
     if split is not None:
-        split_extent = _circle_extent(coordinate, steps, split, spacing)
-        split_spacing = max(spacing, split_extent / (MAX_POINTS - 1))
-        if _SPLIT_GAIN * split_extent <= extent and split > 4.0 * steps * split_spacing:
-            extent = split_extent
-        else:
-            split = None
+        split, extent = split
     spacing = max(spacing, extent / (MAX_POINTS - 1))
     return _bracketed(coordinate, steps, spacing, split)
+
+
+def _split(
+    coordinate: Coordinate, steps: int, top: float, spacing: float, extent: float
+) -> tuple[float, float] | None:
+    """The split B of two-scale laws and its circle's extent (None: one scale).
+
+    Two scales where a split shortens the circle at least :data:`_SPLIT_GAIN`
+    times, and lies far above what the other coordinates' rounding moves S
+    (t·h): the loss ranges of the outcomes above it start at
+    S ≥ B − 2h₀ − (t − 1)·h, which must stay positive.
+    """
+    split = split_point(coordinate, steps, top)
+    if split is None:
+        return None
+    split_extent = _circle_extent(coordinate, steps, split, spacing)
+    split_spacing = max(spacing, split_extent / (MAX_POINTS - 1))
+    if _SPLIT_GAIN * split_extent <= extent and split > 4.0 * steps * split_spacing:
+        return split, split_extent
+    return None
 
 
 def spacing_for(loss_accuracy: float | None, coordinate: Coordinate, steps: int) -> float:

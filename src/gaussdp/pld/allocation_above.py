@@ -34,6 +34,7 @@ import numpy as np
 from scipy import fft as scipy_fft
 
 from gaussdp.pld.allocation_coordinate import Coordinate
+from gaussdp.pld.allocation_tilt import error_atoms
 from gaussdp.pld.composition import rounding_allowance
 
 __all__ = [
@@ -47,7 +48,8 @@ __all__ = [
 ]
 
 #: Two-scale laws: the P- (and Q-) mass, per epoch, of outcomes with two or more
-#: coordinates above the split B, which the upper pairs put at loss +∞.
+#: coordinates above the split B, which the upper pairs spread over the losses their sums
+#: may have (:func:`gaussdp.pld.allocation._left_out`).
 SPLIT_TAIL = 1e-14
 #: ... the relative width of a cell of the coordinate above B (blocks (B·2^j, B·2^{j+1}]
 #: on grids of B·2^j·BLOCK_WIDTH).
@@ -65,9 +67,11 @@ class OneAbove:
     [``low``, ``top``] = [v − 2h_j − (t − 1)h, v]. ``p`` and ``q`` are its
     laws (P: the record's coordinate above B with the others below, or one
     of the others above; Q: any of the t); ``noise`` is what each value's
-    block may have of FFT noise (1e-12 of the block's mass). ``rounding``
-    bounds the ℓ¹ error of either law; ``folded_p`` and ``folded_q`` the
-    mass of outcomes whose R_c the circle folded (misplaced lower).
+    block may have of FFT noise (1e-12 of the block's mass). Block by block
+    (arrays over j): ``errors`` bounds the ℓ¹ error of either law's values in
+    the block (rounding, its own and the rests'), ``folded_p`` and
+    ``folded_q`` the mass of its outcomes whose R_c the circle folded
+    (misplaced lower: their S is at most ``rest_top`` above the block's top).
     """
 
     top: np.ndarray
@@ -75,9 +79,12 @@ class OneAbove:
     p: np.ndarray
     q: np.ndarray
     noise: np.ndarray
-    rounding: float
-    folded_p: float
-    folded_q: float
+    block_top: np.ndarray
+    block_low: np.ndarray
+    errors: np.ndarray
+    folded_p: np.ndarray
+    folded_q: np.ndarray
+    rest_top: float
 
 
 def regridded(masses: np.ndarray, factor: int) -> np.ndarray:
@@ -133,7 +140,7 @@ def one_above_laws(coordinate, steps, grids, rests, folded, over_split):
     cells_per_block = round(split / block_spacing)
     top = coordinate.top(steps)
     tops, lows, ps, qs, noises = [], [], [], [], []
-    rounding = 0.0
+    errors, x_masses, y_masses = [], [], []
     low_edge = split
     while True:
         edges = low_edge + block_spacing * np.arange(cells_per_block + 1)
@@ -156,7 +163,9 @@ def one_above_laws(coordinate, steps, grids, rests, folded, over_split):
         qs.append(q[n])
         x_mass, y_mass = float(above[0].sum()), float(above[1].sum())
         noises.append(np.full(n.size, 1e-12 * max(x_mass + (t - 1) * y_mass, t * y_mass)))
-        rounding += (x_mass + 2 * t * y_mass) * (rounding_allowance(length, 4) + rest_rounding)
+        errors.append((x_mass + 2 * t * y_mass) * (rounding_allowance(length, 4) + rest_rounding))
+        x_masses.append(x_mass)
+        y_masses.append(y_mass)
         if edges[-1] >= top:
             break
         low_edge = float(edges[-1])
@@ -168,16 +177,19 @@ def one_above_laws(coordinate, steps, grids, rests, folded, over_split):
         )
     x_split, y_split = over_split
     folded_p_rest, folded_q_rest = folded
-    x_big, y_big = x_split - x_above, y_split - y_above
+    x_big, y_big = np.asarray(x_masses), np.asarray(y_masses)
     laws = OneAbove(
         np.concatenate(tops),
         np.concatenate(lows),
         np.concatenate(ps),
         np.concatenate(qs),
         np.concatenate(noises),
-        rounding,
+        np.array([float(top.max()) for top in tops]),
+        np.array([float(low.min()) for low in lows]),
+        np.asarray(errors),
         x_big * folded_q_rest + (t - 1) * y_big * folded_p_rest,
         t * y_big * folded_q_rest,
+        (t - 1) * split,
     )
     p_over = x_above + (t - 1) * y_above
     p_over += (t - 1) * x_split * y_split + 0.5 * (t - 1) * (t - 2) * y_split**2
@@ -192,10 +204,13 @@ def one_above_atoms(one: OneAbove, steps: int):
     [a, b] = [log(low/t), log(top/t)]: each value is split between the two
     ends with its P- and Q-mass kept (connect-the-dots, as the fine cells'
     upper pairs do, :mod:`gaussdp.pld.allocation`); add alike, losses
-    [−b, −a]. Put at +∞: the laws' rounding (P-error, and Q-error times the
-    largest likelihood ratio it may lower, e^b ≤ max(top)/t; add:
-    e^{−a} ≤ t/min(low)) and the outcomes whose rest the circle folded,
-    likewise.
+    [−b, −a]. The laws' errors, block by block, act only up to the block's
+    largest likelihood ratio (e^b ≤ max(top)/t; add: e^{−a} ≤ t/min(low)):
+    atoms just above it (:func:`~gaussdp.pld.allocation_tilt.error_atoms`),
+    where before they sat at +∞ (5.6e-15 at σ = 0.7, t = 20). The outcomes
+    whose rest the circle folded have S up to ``rest_top`` above their block:
+    their P-mass at loss log((max(top) + rest_top)/t), their Q-mass (add) at
+    −log(B/t) at most, as atoms.
     Returns (remove atoms, add atoms, remove's mass at +∞, add's), the atoms
     as (losses, first masses, second masses).
     """
@@ -204,19 +219,39 @@ def one_above_atoms(one: OneAbove, steps: int):
     spread = 1.0 - low / top  # 1 − e^{a−b}
     p_top = np.clip((p - q * (low / t)) / spread, 0.0, p)
     p_low = p - p_top
-    remove = (
-        np.concatenate([np.log(top / t), np.log(low / t)]),
-        np.concatenate([p_top, p_low]),
-        np.concatenate([p_top * (t / top), p_low * (t / low)]),
-    )
     q_high = np.clip((q - p * (t / top)) / spread, 0.0, q)  # first-measure mass at −a
     q_low = q - q_high
-    add = (
-        np.concatenate([-np.log(low / t), -np.log(top / t)]),
-        np.concatenate([q_high, q_low]),
-        np.concatenate([q_high * (low / t), q_low * (top / t)]),
+    remove_errors = error_atoms(
+        one.block_top / t, one.errors + one.folded_p, one.errors + one.folded_q
     )
-    largest, smallest = float(top.max()) / t, t / float(low.min())
-    infinity_remove = one.rounding * (1.0 + largest) + one.folded_p + one.folded_q * largest
-    infinity_add = one.rounding * (1.0 + smallest) + one.folded_q + one.folded_p * smallest
-    return remove, add, infinity_remove, infinity_add
+    add_errors = error_atoms(
+        t / one.block_low, one.errors + one.folded_q, one.errors + one.folded_p
+    )
+    folded_loss = np.log((one.block_top + one.rest_top) / t)
+    split_loss = -math.log(float(one.block_low.min()) / t)
+    remove = (
+        np.concatenate([np.log(top / t), np.log(low / t), remove_errors[0], folded_loss]),
+        np.concatenate([p_top, p_low, remove_errors[1], one.folded_p]),
+        np.concatenate(
+            [
+                p_top * (t / top),
+                p_low * (t / low),
+                remove_errors[2],
+                one.folded_p * np.exp(-folded_loss),
+            ]
+        ),
+    )
+    folded_q = float(one.folded_q.sum())
+    add = (
+        np.concatenate([-np.log(low / t), -np.log(top / t), add_errors[0], [split_loss]]),
+        np.concatenate([q_high, q_low, add_errors[1], [folded_q]]),
+        np.concatenate(
+            [
+                q_high * (low / t),
+                q_low * (top / t),
+                add_errors[2],
+                [folded_q * math.exp(-split_loss)],
+            ]
+        ),
+    )
+    return remove, add, 0.0, 0.0
