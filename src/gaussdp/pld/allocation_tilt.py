@@ -38,9 +38,9 @@ below 1e-16.
 from __future__ import annotations
 
 import math
-from math import e
 from collections.abc import Callable
 from dataclasses import dataclass
+from math import e
 
 import numpy as np
 from scipy import fft as scipy_fft
@@ -148,9 +148,7 @@ def _log_mgf(log_masses: np.ndarray, values: np.ndarray, rates: np.ndarray) -> n
     return special.logsumexp(log_masses[None, :] + rates[:, None] * values[None, :], axis=1)
 
 
-def tilt_rates(
-    x: np.ndarray, y: np.ndarray, steps: int, spacing: float, ends: tuple
-) -> np.ndarray:
+def tilt_rates(x: np.ndarray, y: np.ndarray, steps: int, spacing: float, ends: tuple) -> np.ndarray:
     """The ladder of rates λ (per unit of Y): 0, and Chernoff rates of points in both tails.
 
     Planned on the coordinate laws ``x`` and ``y`` (cells j·h, ``spacing`` h)
