@@ -17,7 +17,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import gaussdp
 from gaussdp import Gaussian, Laplace, Repeated, account, gdp
 from gaussdp._validation import InvalidParameterError
 from gaussdp.mechanisms import (
@@ -243,21 +242,72 @@ def test_little_noise_delivers_the_accuracy_and_beats_pld_accounting():
     assert their_lower <= upper
 
 
-def test_small_delta_is_tighter_than_pld_accounting():
-    """σ = 1, t = 100, 10 epochs at δ = 1e-11 and 1e-12.
+# pld-accounting 2.0, gaussian_allocation_epsilon_range(delta=δ, sigma=1.0, num_steps=100,
+# num_epochs=10) -> (upper, lower); 74-88 s each, not run here. At δ = 1e-15 it raises
+# ("Poisson-based adaptive initialization produced an invalid estimate: inf").
+_PLD_ACCOUNTING_SMALL_DELTA = {
+    1e-11: (3.44205, 3.36356),
+    1e-13: (4.0776256, 3.9904240),
+    1e-14: (4.6457464, 4.2919092),
+}
 
-    pld-accounting 2.0 (``gaussian_allocation_epsilon_range(delta=1e-11, sigma=1.0,
-    num_steps=100, num_epochs=10)``, 74 s, not run here) gives [3.36356, 3.44205]. With
-    the fine laws' rounding at +∞ gaussdp's upper bound was 3.55041 at 1e-11 and ∞ at
-    1e-12 (its floor was 6.6e-12); the allowances at finite losses and coordinate tails
-    of 1e-15 make both finite and the first below pld-accounting's.
+
+@pytest.mark.filterwarnings("error::gaussdp.accountant.AccuracyWarning")
+def test_small_delta_is_tight_and_tighter_than_pld_accounting():
+    """σ = 1, t = 100, 10 epochs, δ from 1e-11 down to 1e-16, at the default accuracy.
+
+    With the laws' FFT rounding absolute (7.7e-14 per epoch) and two coordinates above
+    the split (1e-14) at +∞, the upper bound was ∞ below δ ≈ 8e-13 and 0.5 % above the
+    lower at 1e-12. Tilted laws, errors where they act and the left-out mass spread over
+    its losses keep both bounds within the accuracy down to 1e-16 (no AccuracyWarning),
+    the upper below pld-accounting's wherever it answers.
     """
     accounting = account(Repeated(RandomAllocation(Gaussian(1.0), 100), 10))
-    with pytest.warns(gaussdp.AccuracyWarning):  # 0.07 % and 0.5 % apart: said so
-        lower, upper = accounting.epsilon_bounds(1e-11)
-        assert 3.36356 <= upper <= 3.44205 and lower <= upper
-        assert math.isfinite(accounting.epsilon_bounds(1e-12)[1])
-    assert accounting.upper_floor() < 1e-12
+    for delta in (1e-11, 1e-12, 1e-13, 1e-14, 1e-15, 1e-16):
+        lower, upper = accounting.epsilon_bounds(delta)
+        assert 0.0 < lower <= upper <= lower * (1.0 + 5e-5), (delta, lower, upper)
+        if delta in _PLD_ACCOUNTING_SMALL_DELTA:
+            their_upper, their_lower = _PLD_ACCOUNTING_SMALL_DELTA[delta]
+            assert upper <= their_upper and their_lower <= upper, (delta, upper)
+
+
+def test_two_steps_at_tiny_delta_sandwich_a_25_digit_reference():
+    """σ = 1, t = 2, remove direction, ε = 7 and 8 (δ ≈ 3.8e-14 and 1.4e-17).
+
+    The double-precision reference above is not accurate here (its call prices cancel),
+    so the δ's are computed with mpmath at 25 digits. One epoch's pair brackets them
+    within 0.01 % and 3 %; the rounding of the plain laws (3.2e-14 at +∞ and at loss
+    5.66) kept the upper bound above 4e-14 at both.
+    """
+    from gaussdp.pld import allocation
+    from gaussdp.pld.allocation_coordinate import Coordinate
+    from gaussdp.pld.losses import GaussianLoss
+
+    with mpmath.workdps(25):
+
+        def exact(epsilon):
+            a, one = mpmath.e ** mpmath.mpf(epsilon), mpmath.mpf(1)
+
+            def call(strike):  # E[(Y − K)₊], log Y ~ N(−1/2, 1)
+                if strike <= 0:
+                    return 1 - strike
+                d1 = (-mpmath.log(strike) + one / 2) / one
+                return mpmath.ncdf(d1) - strike * mpmath.ncdf(d1 - one)
+
+            kink = mpmath.log(2 * a) + one / 2  # where 2a − Y₁ = 0
+
+            def integrand(x):
+                return mpmath.npdf(x) * call(2 * a - mpmath.e ** (x - one / 2)) / 2
+
+            return float(mpmath.quad(integrand, [-40, 0, kink - 2, kink, kink + 2, 40]))
+
+        references = {7.0: exact(7.0), 8.0: exact(8.0)}
+    remove, _ = allocation.allocation_losses(Coordinate(Gaussian(1.0), GaussianLoss(1.0)), 2, 2e-3)
+    for epsilon, share in ((7.0, 1e-4), (8.0, 3e-2)):
+        truth = references[epsilon]
+        lower, upper = _epoch_delta(remove.lower, epsilon), _epoch_delta(remove.upper, epsilon)
+        assert lower <= truth <= upper, (epsilon, lower, truth, upper)
+        assert upper - lower <= share * truth, (epsilon, lower, truth, upper)
 
 
 def test_not_poisson_in_disguise():

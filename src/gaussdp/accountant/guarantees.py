@@ -543,8 +543,7 @@ class ProfileGuarantee(_Guarantee):
         at small δ), and finer grids would only cost more. Where
         ``refine_far_gaps`` is False (mechanisms whose own pairs are computed:
         random allocation) only near misses are refined: a far gap there is
-        the pairs' (the allocation laws' FFT noise, about 1e-12 of their
-        largest mass, cuts the lower pair's far tail), and every finer grid
+        the pairs' (as fine as the grid of the allocation's sums), and every finer grid
         computes the pairs again (σ = 1, t = 100, 10 epochs at δ = 1e-9:
         9.9 s on a grid 4 times finer, for the same bounds). Both are
         certified, so the tighter of each pair is kept.

@@ -237,8 +237,8 @@ class Accounting:
         elif not getattr(self._guarantee, "refine_far_gaps", True):
             why = (
                 "the mechanism is known only between two computed pairs, which differ there "
-                "(random allocation's at small delta: the FFT noise of its laws, about 1e-12 "
-                "of their largest mass, cuts the lower pair's far tail), and no grid closes that"
+                "(random allocation's: as fine as the grid of the laws of its sums, which "
+                "the accuracy sets), and no grid of the accountant closes that"
             )
         else:
             why = (

@@ -145,8 +145,10 @@ _WRAP_TAIL = 1e-13
 #: The left-out P-mass is spread over sums s₀·e^{0 … 40} in steps of 0.05 nats ...
 _LEFT_OUT_REACH = 40.0
 _LEFT_OUT_STEP = 0.05
-#: ... and the fold's over this many sums (each a Chernoff bound).
+#: ... and the fold's over this many sums (each a Chernoff bound); the others' sums R in
+#: the tails of the rest over this many.
 _FOLD_SUMS = 16
+_REST_SUMS = 24
 #: The loss grid the pairs are handed to the engine on (at most; finer for fine h).
 _FINE_GRID = 1e-5
 #: Errors of the laws are gathered in runs of cells whose caps (in log) share a bucket this wide,
@@ -345,7 +347,7 @@ def _laws(
     rates = np.zeros(1)
     if shifted == 1:
         rates = tilt_rates(x, y, steps, spacing, (steps * spacing, circle)) * spacing
-    p_law, q_law = tilted_laws(x, y, steps, shifted, length, rates, rounding, folded)
+    p_law, q_law = tilted_laws(x, y, steps, shifted, length, rates, rounding, folded, MAX_POINTS)
     # the fold's P-mass, S ≥ s for s from the circle to t·Y_max (where S ends)
     sums = np.geomspace(circle, max(steps * count * spacing, circle), _FOLD_SUMS)
     fold = np.array([_wrap_bound(tops, x_blocks, y_blocks, steps - 1, s) for s in sums])
@@ -354,6 +356,7 @@ def _laws(
         steps,
         (count * spacing, split, x_over, y_over),
         (sums, fold),
+        lambda r: _wrap_bound(tops, x_blocks, y_blocks, steps - 1, r),
     )
     return _Laws(spacing, count * spacing, p_law, q_law, left_out, q_over, wrap_q, one_above)
 
@@ -366,6 +369,15 @@ def _tail_masses(coordinate: Coordinate, values: np.ndarray) -> tuple[np.ndarray
         suffix = np.cumsum(cells[::-1])[::-1]  # Σ_{j ≥ i}
         tails.append(np.append(suffix[1:], 0.0) + over)
     return tails[0], tails[1]
+
+
+def _tails_at(coordinate: Coordinate, values: np.ndarray) -> np.ndarray:
+    """P(X > v) and Q(Y > v) for positive values v of any shape (stacked: shape (2, *v))."""
+    flat = np.ravel(values)
+    order = np.argsort(flat, kind="stable")
+    tails = np.empty((2, flat.size))
+    tails[:, order] = _tail_masses(coordinate, flat[order])
+    return tails.reshape((2, *np.shape(values)))
 
 
 def _spread(sums: np.ndarray, tails: np.ndarray, steps: int):
@@ -383,21 +395,24 @@ def _spread(sums: np.ndarray, tails: np.ndarray, steps: int):
     return (losses[keep], mass[keep], mass[keep] * np.exp(-losses[keep])), float(tails[-1])
 
 
-def _left_out(coordinate: Coordinate, steps: int, grid, fold):
+def _left_out(coordinate: Coordinate, steps: int, grid, fold, capped_sum):
     """The remove upper pair's atoms for the P-mass the laws leave out (the rest at +∞).
 
     Its loss is log(S/t); each part is spread over the sums it may have
-    (:func:`_spread`), with tail bounds from union bounds over coordinates
-    (X the record's, Y the others'; S > s needs one of k parts above s/k):
+    (:func:`_spread`), with tail bounds from union bounds over coordinates (X
+    the record's, Y the others'). For the others' sum R (all but one or two
+    coordinates), P(R > r) ≤ P(Σ min(Yᵢ, c) > r) + P(some Yᵢ > c), c the
+    grid's top, the first a Chernoff bound (``capped_sum(r)``,
+    :func:`_wrap_bound`); each tail is the least over a ladder of r:
 
-    * the circle's fold, S ≥ N·h with every coordinate at most Y_max:
-      Chernoff bounds on S ≥ s (``fold``, :func:`_wrap_bound`) up to t·Y_max,
-      where S ends (its rest at loss log Y_max);
-    * a coordinate above v₀ (Y_max, or with two scales the blocks' top):
-      P(Yᵢ > v₀, S > s) ≤ P(Yᵢ > max(v₀, s/2)) + P(Yᵢ > v₀)·P(the others > s/2);
+    * the circle's fold, S ≥ N·h with every coordinate at most c: Chernoff
+      bounds on S ≥ s (``fold``) up to t·c, where S ends (its rest at loss
+      log c);
+    * a coordinate above v₀ (c, or with two scales the blocks' top):
+      P(Yᵢ > v₀, S > s) ≤ P(Yᵢ > max(v₀, s − r)) + P(Yᵢ > v₀)·P(R > r);
     * with two scales, two coordinates above the split B:
-      P(Yᵢ > B, Yⱼ > B, S > s) ≤ P(Yᵢ > max(B, s/3))·P(Yⱼ > B) + P(Yᵢ > B)·P(Yⱼ > max(B, s/3))
-      + P(Yᵢ > B)·P(Yⱼ > B)·P(the others > s/3).
+      P(Yᵢ > B, Yⱼ > B, S > s) ≤ P(Yᵢ > max(B, (s − r)/2))·P(Yⱼ > B)
+      + P(Yᵢ > B)·P(Yⱼ > max(B, (s − r)/2)) + P(Yᵢ > B)·P(Yⱼ > B)·P(R > r).
 
     Before, all but the fold sat at +∞: 1e-14 per epoch with two scales,
     the floor of the upper bound at small δ.
@@ -406,36 +421,35 @@ def _left_out(coordinate: Coordinate, steps: int, grid, fold):
     sums, fold_tails = fold
     t = steps
     atoms, rest = _spread(sums, fold_tails, t)
-    parts = [atoms]
-    losses, p, q = atoms
+    losses, p, q = atoms  # the fold's rest at log c, where the sums end
     parts = [
         (np.append(losses, math.log(grid_top)), np.append(p, rest), np.append(q, rest / grid_top))
     ]
     infinity = 0.0
-    if split is None:
-        above, beyond = grid_top, None
-    else:
-        above, beyond = coordinate.top(steps), split
+    x_cap, y_cap = _tail_masses(coordinate, np.array([grid_top]))
+    cap_tail = float(x_cap[0]) + (t - 1) * float(y_cap[0])
+    rests = np.geomspace(0.5 * t, t * grid_top, _REST_SUMS)
+    rest_tails = np.array([min(capped_sum(r) + cap_tail, 1.0) for r in rests])
     ratio = np.exp(np.arange(0.0, _LEFT_OUT_REACH, _LEFT_OUT_STEP))
+    above = grid_top if split is None else coordinate.top(steps)
     # some coordinate above v₀
     s = above * ratio
-    x_far, y_far = _tail_masses(coordinate, np.maximum(above, s / 2.0))
-    x_rest, y_rest = _tail_masses(coordinate, s / (2.0 * t))
-    x_above, y_above = _tail_masses(coordinate, np.array([above]))
-    total = float(x_above[0]) + (t - 1) * float(y_above[0])
-    tails = x_far + (t - 1) * y_far + total * np.minimum(x_rest + (t - 1) * y_rest, 1.0)
+    x_far, y_far = _tails_at(coordinate, np.maximum(above, s[:, None] - rests[None, :]))
+    total = float(np.sum(_tails_at(coordinate, np.array([above])) * np.array([[1.0], [t - 1]])))
+    tails = np.min(x_far + (t - 1) * y_far + total * rest_tails[None, :], axis=1)
     atoms, rest = _spread(s, tails, t)
     parts.append(atoms)
     infinity += rest
-    if beyond is not None:  # two coordinates above the split B
-        s = 2.0 * beyond * ratio
-        x_far, y_far = _tail_masses(coordinate, np.maximum(beyond, s / 3.0))
-        x_rest, y_rest = _tail_masses(coordinate, s / (3.0 * t))
+    if split is not None:  # two coordinates above the split B
+        s = 2.0 * split * ratio
+        half = np.maximum(split, 0.5 * (s[:, None] - rests[None, :]))
+        x_far, y_far = _tails_at(coordinate, half)
         two = (t - 1) * x_split * y_split + 0.5 * (t - 1) * (t - 2) * y_split**2
-        tails = (
+        tails = np.min(
             (t - 1) * (x_far * y_split + x_split * y_far)
             + (t - 1) * (t - 2) * y_far * y_split
-            + two * np.minimum(x_rest + (t - 1) * y_rest, 1.0)
+            + two * rest_tails[None, :],
+            axis=1,
         )
         atoms, rest = _spread(s, tails, t)
         parts.append(atoms)
@@ -471,13 +485,12 @@ def _lower_pairs(laws: _Laws) -> tuple[AtomicLoss, AtomicLoss]:
     convolution computes) are a post-processing of the true pair, restricted
     to an event, so their hockey-stick divergences are at most the true
     ones (in both directions). Values whose masses are not clearly above the
-    transforms' rounding noise (each at its own tilt's level,
-    :meth:`~gaussdp.pld.allocation_tilt.TiltedLaw.noise`) are left out, which
+    transforms' rounding noise (each from the tilt whose noise is least there,
+    :attr:`~gaussdp.pld.allocation_tilt.TiltedLaw.clear`) are left out, which
     only lowers them further.
     """
-    p, q = laws.p.values, laws.q.values
-    cells = np.arange(p.size)
-    keep = (p > laws.p.noise(cells)) & (q > laws.q.noise(cells))
+    p, q = laws.p.clear, laws.q.clear
+    keep = (p > 0.0) & (q > 0.0)
     p, q = p[keep], q[keep]
     one = laws.one_above
     if one is not None:  # the statistic (block, sum) of one coordinate above B: more values
@@ -540,7 +553,7 @@ def _upper_pairs(laws: _Laws, steps: int) -> tuple[AtomicLoss, AtomicLoss]:
     kept, s_values = kept[positive], s_values[positive]
     add_atoms = [-np.log(s_values / steps), kept, kept * (s_values / steps)]
     infinity_add += add_extra + above
-    parts = [(remove_atoms, add_atoms), (remove_errors, add_errors)]
+    parts = [(remove_errors, add_errors)]
     infinities = [(infinity_remove, infinity_add)]
     if laws.one_above is not None:
         one_remove, one_add, one_infinity_remove, one_infinity_add = one_above_atoms(
@@ -548,12 +561,32 @@ def _upper_pairs(laws: _Laws, steps: int) -> tuple[AtomicLoss, AtomicLoss]:
         )
         parts.append((one_remove, one_add))
         infinities.append((one_infinity_remove, one_infinity_add))
-    return tuple(
-        _Atoms.from_atoms(
-            *(np.concatenate([part[direction][i] for part in parts]) for i in range(3)),
-            min(sum(infinity[direction] for infinity in infinities), 1.0),
+    pairs = []
+    for direction, cells in enumerate((remove_atoms, add_atoms)):
+        # the cells' atoms are sorted already: merge the few others in, not sort them all
+        others = AtomicLoss.from_atoms(
+            *(np.concatenate([part[direction][i] for part in parts]) for i in range(3))
         )
-        for direction in range(2)
+        infinity = min(sum(infinity[direction] for infinity in infinities), 1.0)
+        pairs.append(_Atoms(*_merged(cells, others), infinity))
+    return tuple(pairs)
+
+
+def _merged(cells, others: AtomicLoss) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Atoms (losses strictly increasing) with ``others``' atoms merged in, equal losses summed."""
+    losses, p, q = (np.asarray(column, dtype=float) for column in cells)
+    at = np.searchsorted(losses, others.losses)
+    equal = np.zeros(at.size, dtype=bool)
+    inside = at < losses.size
+    equal[inside] = losses[at[inside]] == others.losses[inside]
+    p, q = p.copy(), q.copy()
+    np.add.at(p, at[equal], others.p_masses[equal])
+    np.add.at(q, at[equal], others.q_masses[equal])
+    new = ~equal
+    return (
+        np.insert(losses, at[new], others.losses[new]),
+        np.insert(p, at[new], others.p_masses[new]),
+        np.insert(q, at[new], others.q_masses[new]),
     )
 
 
@@ -643,8 +676,8 @@ def _pairs(laws: _Laws, steps: int) -> tuple[BracketedLoss, BracketedLoss]:
     remove_upper, add_upper = _upper_pairs(laws, steps)
     remove_lower, add_lower = _lower_pairs(laws)
     width = min(_FINE_GRID, laws.spacing / 10.0)
-    # At small δ the two pairs stay apart on any grid: the laws' FFT noise (about 1e-12
-    # of their largest mass) cuts the lower pair's far tail (_lower_pairs).
+    # The two pairs differ by the resolution of the laws of S (cells of width h), which
+    # no finer grid of the accountant changes.
     return (
         BracketedLoss(
             upper=_on_fine_grid(remove_upper, PESSIMISTIC, width),

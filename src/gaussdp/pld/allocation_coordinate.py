@@ -28,7 +28,7 @@ __all__ = ["COORDINATE_TAIL", "LOW_TAIL", "Coordinate"]
 #: Q-mass allowed on S ≤ t·h, whose add loss the upper pair puts at +∞.
 LOW_TAIL = 1e-13
 #: The P-mass, per epoch, beyond the top of the coordinate grid (counted at loss +∞).
-COORDINATE_TAIL = 1e-18
+COORDINATE_TAIL = 1e-21
 
 
 def _cell_masses(log_edges: np.ndarray, mean: float, scale: float) -> tuple[np.ndarray, float]:

@@ -73,26 +73,23 @@ class TiltedLaw:
     ``source[k]`` the tilt it came from. Tilt i errs at cell k by at most
     exp(``log_errors[i]`` − ``rates[i]``·k) in the sense of
     Σ_k |e_k| e^{λᵢk} ≤ e^{log_errors[i]} over the cells it gave (module
-    docstring), and its noise level there is exp(``log_noise[i]`` − ``rates[i]``·k).
+    docstring): the upper pairs read these. ``clear[k]`` is the value of cell
+    k from the tilt whose noise level is least there (:data:`NOISE` of that
+    tilted law's largest value, and its fold), or 0 where it is not clearly
+    above it: the lower pairs read these.
     """
 
     values: np.ndarray
     source: np.ndarray
     rates: np.ndarray
     log_errors: np.ndarray
-    log_noise: np.ndarray
-
-    def _at(self, table: np.ndarray, cells: np.ndarray) -> np.ndarray:
-        source = self.source[cells]
-        return np.exp(table[source] - self.rates[source] * cells)
+    clear: np.ndarray
 
     def bound(self, cells: np.ndarray) -> np.ndarray:
         """Each cell's error bound (a set of cells from one tilt errs by at most its largest)."""
-        return self._at(self.log_errors, np.asarray(cells))
-
-    def noise(self, cells: np.ndarray) -> np.ndarray:
-        """The noise level of each cell's value (:data:`NOISE` of its tilted law's largest)."""
-        return self._at(self.log_noise, np.asarray(cells))
+        cells = np.asarray(cells)
+        source = self.source[cells]
+        return np.exp(self.log_errors[source] - self.rates[source] * cells)
 
     def _pieces(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The runs of cells from one tilt: (first cells, last cells, each run's largest bound)."""
@@ -190,15 +187,15 @@ def tilt_rates(x: np.ndarray, y: np.ndarray, steps: int, spacing: float, ends: t
     return np.unique(np.asarray(rates))
 
 
-def _circle(x_tilted, y_tilted, steps, rate, length, rounding, folded):
+def _circle(x_tilted, y_tilted, steps, rate, length, longest, rounding, folded):
     """The circle one rate computes on, and its folds (W_P, W_Q).
 
     λ = 0: the laws' own (N cells). λ < 0: the tilted laws sit at small sums,
     so the circle is the shortest of 2·E_λ[S], doubled, whose fold is below R
     (the errors are then those of the full circle, at a fraction of its cost;
     cells beyond it come from other rates). λ > 0: they sit at large sums, near the circle's end,
-    so it is doubled, up to :data:`_MAX_EXTENSION` times, until the fold is
-    below :data:`_FOLD`.
+    so it is doubled, up to :data:`_MAX_EXTENSION` times and ``longest``
+    cells, until the fold is below :data:`_FOLD`.
     """
     if rate < 0:  # from twice the tilted mean of S up, doubling, until the fold is below R
         mean = steps * float(np.dot(np.arange(y_tilted.size), y_tilted))
@@ -210,7 +207,8 @@ def _circle(x_tilted, y_tilted, steps, rate, length, rounding, folded):
             circle = scipy_fft.next_fast_len(2 * circle, True)
     circle = length
     folds = folded(x_tilted, y_tilted, circle)
-    while rate > 0 and max(folds) > _FOLD and circle < _MAX_EXTENSION * length:
+    longest = min(_MAX_EXTENSION * length, max(length, longest))
+    while rate > 0 and max(folds) > _FOLD and 2 * circle <= longest:
         circle = scipy_fft.next_fast_len(2 * circle, True)
         folds = folded(x_tilted, y_tilted, circle)
     return circle, folds
@@ -224,7 +222,8 @@ def tilted_laws(
     length: int,
     rates: np.ndarray,
     rounding: float,
-    folded: Callable[[np.ndarray, np.ndarray], tuple[float, float]],
+    folded: Callable[[np.ndarray, np.ndarray, int], tuple[float, float]],
+    longest: int,
 ) -> tuple[TiltedLaw, TiltedLaw]:
     """The P- and Q-laws of S_c on a circle of ``length`` cells, each cell from its best tilt.
 
@@ -246,6 +245,8 @@ def tilted_laws(
         at or beyond cell n (the fold of a circle of n cells), for coordinate
         laws of mass one. A rate towards large sums computes on a circle up
         to :data:`_MAX_EXTENSION` times as long, for a fold below :data:`_FOLD`.
+    longest : int
+        No circle is longer than this (or N): the memory cap.
 
     Returns
     -------
@@ -257,9 +258,7 @@ def tilted_laws(
     with np.errstate(divide="ignore"):
         log_x, log_y = np.log(x), np.log(y)
     rates = np.concatenate([[0.0], rates[rates != 0.0]])  # λ = 0 first: it fills every cell
-    laws = [{"source": np.zeros(length, dtype=np.int16), "log_errors": [], "log_noise": []}]
-    laws.append({**laws[0], "source": np.zeros(length, dtype=np.int16), "log_errors": []})
-    laws[1]["log_noise"] = []
+    laws = [{"log_errors": []}, {"log_errors": []}]
     for number, rate in enumerate(rates):
         if rate == 0.0:
             log_mx, log_my = math.log(float(x.sum())), math.log(float(y.sum()))
@@ -269,7 +268,11 @@ def tilted_laws(
             log_my = float(special.logsumexp(log_y + rate * index))
             x_tilted = np.exp(log_x + rate * index - log_mx)
             y_tilted = np.exp(log_y + rate * index - log_my)
-        circle, folds = _circle(x_tilted, y_tilted, steps, rate, length, rounding, folded)
+        circle, folds = _circle(x_tilted, y_tilted, steps, rate, length, longest, rounding, folded)
+        if rate != 0.0 and max(folds) > _FOLD:  # no circle short enough keeps it accurate
+            for law in laws:
+                law["log_errors"].append(math.inf)
+            continue
         # cells beyond the circle are sums beyond it: left out, counted in the fold
         y_hat = scipy_fft.rfft(y_tilted[:circle], circle, workers=2)
         x_hat = scipy_fft.rfft(x_tilted[:circle], circle, workers=2)
@@ -287,30 +290,40 @@ def tilted_laws(
         )
         for law, tilted, log_total, fold in zip(laws, computed, log_totals, folds, strict=True):
             log_error = math.log(rounding + fold) + log_total
-            largest = max(float(tilted.max()), 1e-300)
+            log_noise = math.log(NOISE * max(float(tilted.max()), 1e-300) + fold) + log_total
             law["log_errors"].append(log_error)
-            law["log_noise"].append(math.log(NOISE * largest + fold) + log_total)
+            np.maximum(tilted, 0.0, out=tilted)
             if rate == 0.0:
-                np.maximum(tilted, 0.0, out=tilted)
                 tilted *= math.exp(log_total)
                 law["values"] = tilted
-                law["best"] = np.full(length, log_error)
+                law["clear"] = tilted.copy()
+                law["source"] = np.zeros(length, dtype=np.int16)
+                # log bounds, to choose by (float32 suffices: any choice is certified)
+                law["best"] = np.full(length, log_error, dtype=np.float32)
+                law["quiet"] = np.full(length, log_noise, dtype=np.float32)
                 continue
-            envelope = log_error - rate * cells[:span]
+            slope = rate * cells[:span]
+            envelope = log_error - slope
             # a bound of 1 or more says nothing (λ = 0 is always below it)
             better = np.flatnonzero((envelope < law["best"][:span]) & (envelope < 0.0))
             law["best"][better] = envelope[better]
             law["source"][better] = number
-            law["values"][better] = np.maximum(tilted[better], 0.0) * np.exp(
-                log_total - rate * cells[better]
-            )
+            law["values"][better] = tilted[better] * np.exp(log_total - slope[better])
+            envelope = log_noise - slope
+            quieter = np.flatnonzero((envelope < law["quiet"][:span]) & (envelope < 0.0))
+            law["quiet"][quieter] = envelope[quieter]
+            law["clear"][quieter] = tilted[quieter] * np.exp(log_total - slope[quieter])
+    for law in laws:
+        with np.errstate(divide="ignore"):
+            law["clear"][np.log(law["clear"]) <= law.pop("quiet")] = 0.0
+        del law["best"]
     return tuple(
         TiltedLaw(
             law["values"],
             law["source"],
             np.asarray(rates, dtype=float),
             np.asarray(law["log_errors"]),
-            np.asarray(law["log_noise"]),
+            law["clear"],
         )
         for law in laws
     )

@@ -493,9 +493,9 @@ class BracketedLoss(PrivacyLoss):
     not by numerics: the accountant then neither refines its grids to narrow
     the gap nor warns that it is wide. ``far_gaps_follow_the_grid`` is False
     where the pairs' own construction, not the accountant's grid, keeps them
-    far apart at small δ (random allocation, whose laws' FFT noise cuts the
-    lower pair's far tail): the accountant then refines its grids for near
-    misses only, and its warning names the pairs.
+    far apart at small δ (random allocation, whose pairs are as fine as the
+    grid of its sums S, not the accountant's): the accountant then refines its
+    grids for near misses only, and its warning names the pairs.
     """
 
     upper: PrivacyLoss
