@@ -2,7 +2,7 @@
 
 One epoch of balls-in-bins is accounted through the law of S = Σᵢ Yᵢ
 (:mod:`gaussdp.pld.allocation`), each Yᵢ = e^{ℓᵢ} rounded up to a grid that must
-reach the coordinates' far tail, about e^{μ²/2 + 8μ}. For small σ that is
+reach the coordinates' far tail, about e^{μ²/2 + 10μ}. For small σ that is
 thousands of times the bulk of S (about t). Where a split B shortens that grid
 enough, the outcomes are taken apart by how many coordinates exceed B:
 
@@ -16,7 +16,8 @@ enough, the outcomes are taken apart by how many coordinates exceed B:
   record's (the others then all Y's) or one of the t − 1 others (the others
   then X and t − 2 Y's); under Q any of the t;
 * two or more: at most :data:`SPLIT_TAIL` of P- and Q-mass (:func:`split_point`,
-  union bounds), at loss +∞ in the upper pairs and left out of the lower ones.
+  union bounds), left out of the lower pairs; the upper pairs spread it over the
+  losses its sums may have (:func:`gaussdp.pld.allocation._left_out`).
 
 Each part is a statistic of the output, so the lower pairs (exact laws, merged)
 stay dominated by the epoch, and the upper pairs (each value split between the
