@@ -47,6 +47,9 @@ POINTS = [
     ("sigma_2", 2.0, 100, 10, 1e-5),
     ("steps_10", 1.0, 10, 10, 1e-5),
     ("steps_1000", 1.0, 1000, 10, 1e-5),
+    # small δ: the laws' tails (pld-accounting takes 80-90 s each and raises at 1e-15)
+    ("delta_1e-13", 1.0, 100, 10, 1e-13),
+    ("delta_1e-14", 1.0, 100, 10, 1e-14),
 ]
 
 CHILD = r"""
