@@ -224,23 +224,37 @@ FOOTER = """
 **Where the balls-in-bins bounds stop being tight.** Both bounds come from the
 law of a sum of t per-step coordinates Yᵢ = e^{ℓᵢ}, computed by FFT on a grid of at
 most 2²³ points (`gaussdp.pld.allocation`). Small σ puts the coordinates' far tail,
-e^{μ²/2 + 8μ} with μ = Δ/σ, ten thousand times above the bulk of the sum; the
+e^{μ²/2 + 10μ} with μ = Δ/σ, ten thousand times above the bulk of the sum; the
 accountant therefore takes apart the outcomes in which one coordinate is above a
 split B (each on its own grid, relative to its size) from those in which none is
-(one fine grid up to B), and puts the rare outcomes with two above B (at most
-1e-14) at infinite loss. With that, at δ = 1e-5 and t = 100, 10 epochs, σ = 0.5
-gives [12.04912, 12.04945] (pld-accounting: [12.0085, 12.1025]) and σ = 0.6
-[6.830718, 6.830738]. What still limits the bounds is the FFT's rounding noise,
-about 1e-12 of the largest mass of the fine law: it cuts the lower pair's far tail,
-and the upper pairs carry it as atoms at the largest losses it can affect (not at
-infinite loss: that was a floor under every δ). So on σ = 1, t = 100, 10 epochs the
-bounds are 1.1e-5 apart at δ = 1e-5, 7e-5 at δ = 1e-9, 0.07 % at 1e-11 ([3.40177,
-3.40429]; pld-accounting, whose grids are geometric: [3.3636, 3.4421]) and 0.5 % at
-1e-12 ([3.7165, 3.7339]; pld-accounting: [3.6785, 3.7562]), and the upper bound is
-infinite below δ ≈ 8e-13, where pld-accounting's is not (4.078 at 1e-13). The
-bounds stay certified, and an `AccuracyWarning` says which of these happened. For
-such a run the certified lower bound is what can be said about it (not Poisson's
-figure: that is another algorithm).
+(one fine grid up to B); the rare outcomes with two above B (at most 1e-14) are
+left out of the lower pair and spread, in the upper pair, over the losses their
+sums may have. With that, at δ = 1e-5 and t = 100, 10 epochs, σ = 0.5 gives
+[12.04912, 12.04945] (pld-accounting: [12.0085, 12.1025]) and σ = 0.6
+[6.830718, 6.830738].
+
+Small δ reads the far tails of the sum, where an FFT's rounding (about 1e-16 of the
+largest mass, bounded generously by 1e-13) would swamp the true masses. So the laws
+are computed under a ladder of exponential tilts (`gaussdp.pld.allocation_tilt`), each
+cell taken from the tilt under which its error bound is least, relative to the tail it
+lies in; the upper pairs put those errors just above the largest loss each cell can
+change, not at infinite loss. On σ = 1, t = 100, 10 epochs the bounds are within the
+default accuracy from δ = 1e-5 down to 1e-16:
+
+| δ | gaussdp (lower, upper) | pld-accounting (lower, upper) |
+|---|---|---|
+| 1e-5 | (1.701498, 1.701517) | (1.6644, 1.7398) |
+| 1e-11 | (3.401772, 3.401789) | (3.3636, 3.4421) |
+| 1e-13 | (4.028581, 4.028599) | (3.9904, 4.0776) |
+| 1e-14 | (4.336182, 4.336201) | (4.2919, 4.6457) |
+| 1e-16 | (4.93618, 4.93623) | raises an error |
+
+Before the tilts the upper bound was infinite below δ ≈ 8e-13. What limits the
+bounds now is the grid of the sum itself (its cells are about h wide, and h follows
+`accuracy`), and, for σ ≲ 0.6, the cap on its points; the bounds stay certified, and
+an `AccuracyWarning` says when they are further apart than asked. For such a run the
+certified lower bound is what can be said about it (not Poisson's figure: that is
+another algorithm).
 
 **The neighbouring relation.** Fixed batch sizes leave no room to add or remove
 a record, so for shuffling add/remove is read as *zero-out* (one record replaced
