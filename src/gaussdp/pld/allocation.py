@@ -54,9 +54,10 @@ its own certified roundings keep them bounds.
   (:mod:`gaussdp.pld.allocation_tilt`), become atoms just above the largest
   loss each run of cells can change; the outcomes left out (a coordinate
   above Y_max, S_c ≥ N·h) are spread over the losses their sums may have by
-  Chernoff and union bounds (:func:`_left_out`). Only what no sum bounds
-  stays at +∞ (about 2e-21 per epoch for σ = 1, t = 100: before the tilts
-  and the spreading, 8e-14, and the upper bound was ∞ below δ ≈ 8e-13).
+  Chernoff and union bounds (:mod:`gaussdp.pld.allocation_left_out`). Only
+  what no sum bounds stays at +∞ (about 2e-21 per epoch for σ = 1, t = 100:
+  before the tilts and the spreading, 8e-14, and the upper bound was ∞ below
+  δ ≈ 8e-13).
 
 Two scales
 ----------
@@ -122,6 +123,7 @@ from gaussdp.pld.allocation_above import (
     split_point,
 )
 from gaussdp.pld.allocation_coordinate import Coordinate
+from gaussdp.pld.allocation_left_out import left_out
 from gaussdp.pld.allocation_tilt import TiltedLaw, error_atoms, tilt_rates, tilted_laws
 from gaussdp.pld.composition import rounding_allowance
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, discretise
@@ -146,13 +148,8 @@ _ACCURACY_SHARE = 0.5
 _COARSEST_SPACING = 0.05
 #: The P-mass that may wrap around the FFT circle (planned; the bound carried is certified).
 _WRAP_TAIL = 1e-13
-#: The left-out P-mass is spread over sums s₀·e^{0 … 40} in steps of 0.05 nats ...
-_LEFT_OUT_REACH = 40.0
-_LEFT_OUT_STEP = 0.05
-#: ... and the fold's over this many sums (each a Chernoff bound); the others' sums R in
-#: the tails of the rest over this many.
+#: The fold's P-mass is spread over this many sums (each a Chernoff bound).
 _FOLD_SUMS = 16
-_REST_SUMS = 24
 #: The loss grid the pairs are handed to the engine on (at most; finer for fine h).
 _FINE_GRID = 1e-5
 #: Errors of the laws are gathered in runs of cells whose caps (in log) share a bucket this wide,
@@ -182,7 +179,8 @@ class _Laws:
     a ladder of tilts, each cell with its own error bound
     (:class:`~gaussdp.pld.allocation_tilt.TiltedLaw`). ``left_out`` is the
     remove upper pair's share of the others' P-mass, spread over the losses
-    it may have (atoms, and the rest at +∞, :func:`_left_out`); ``q_over``
+    it may have (atoms, and the rest at +∞,
+    :func:`~gaussdp.pld.allocation_left_out.left_out`); ``q_over``
     and ``wrap_q`` bound their Q-mass (a coordinate above Y_max; S_c ≥ N·h).
     Two-scale laws (``one_above``) have Y_max = B, the split: the outcomes
     with exactly one coordinate above it are :class:`OneAbove`'s, and
@@ -355,110 +353,14 @@ def _laws(
     # the fold's P-mass, S ≥ s for s from the circle to t·Y_max (where S ends)
     sums = np.geomspace(circle, max(steps * count * spacing, circle), _FOLD_SUMS)
     fold = np.array([_wrap_bound(tops, x_blocks, y_blocks, steps - 1, s) for s in sums])
-    left_out = _left_out(
+    spread = left_out(
         coordinate,
         steps,
         (count * spacing, split, x_over, y_over),
         (sums, fold),
         lambda r: _wrap_bound(tops, x_blocks, y_blocks, steps - 1, r),
     )
-    return _Laws(spacing, count * spacing, p_law, q_law, left_out, q_over, wrap_q, one_above)
-
-
-def _tail_masses(coordinate: Coordinate, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """P(X > v) and Q(Y > v) for increasing values v > 0 (X the record's coordinate)."""
-    x_cells, x_over, y_cells, y_over, _ = coordinate.cells(np.log(values))
-    tails = []
-    for cells, over in ((x_cells, x_over), (y_cells, y_over)):
-        suffix = np.cumsum(cells[::-1])[::-1]  # Σ_{j ≥ i}
-        tails.append(np.append(suffix[1:], 0.0) + over)
-    return tails[0], tails[1]
-
-
-def _tails_at(coordinate: Coordinate, values: np.ndarray) -> np.ndarray:
-    """P(X > v) and Q(Y > v) for positive values v of any shape (stacked: shape (2, *v))."""
-    flat = np.ravel(values)
-    order = np.argsort(flat, kind="stable")
-    tails = np.empty((2, flat.size))
-    tails[:, order] = _tail_masses(coordinate, flat[order])
-    return tails.reshape((2, *np.shape(values)))
-
-
-def _spread(sums: np.ndarray, tails: np.ndarray, steps: int):
-    """Remove atoms for P-mass with S ≥ s₀, given T_i ≥ P(S > s_i) (T₀ ≥ all of it).
-
-    The mass with S in (s_i, s_{i+1}] has remove loss at most log(s_{i+1}/t),
-    so T_i − T_{i+1} of P-mass there (Q-mass e^{−loss} times it) dominates it:
-    the atoms' mass above any loss is at least the outcomes'. Returns the
-    atoms and T of the last sum (the mass above it).
-    """
-    tails = np.minimum.accumulate(np.minimum(tails, 1.0))
-    mass = tails[:-1] - tails[1:]
-    losses = np.log(sums[1:] / steps)
-    keep = mass > 0.0
-    return (losses[keep], mass[keep], mass[keep] * np.exp(-losses[keep])), float(tails[-1])
-
-
-def _left_out(coordinate: Coordinate, steps: int, grid, fold, capped_sum):
-    """The remove upper pair's atoms for the P-mass the laws leave out (the rest at +∞).
-
-    Its loss is log(S/t); each part is spread over the sums it may have
-    (:func:`_spread`), with tail bounds from union bounds over coordinates (X
-    the record's, Y the others'). For the others' sum R (all but one or two
-    coordinates), P(R > r) ≤ P(Σ min(Yᵢ, c) > r) + P(some Yᵢ > c), c the
-    grid's top, the first a Chernoff bound (``capped_sum(r)``,
-    :func:`_wrap_bound`); each tail is the least over a ladder of r:
-
-    * the circle's fold, S ≥ N·h with every coordinate at most c: Chernoff
-      bounds on S ≥ s (``fold``) up to t·c, where S ends (its rest at loss
-      log c);
-    * a coordinate above v₀ (c, or with two scales the blocks' top):
-      P(Yᵢ > v₀, S > s) ≤ P(Yᵢ > max(v₀, s − r)) + P(Yᵢ > v₀)·P(R > r);
-    * with two scales, two coordinates above the split B:
-      P(Yᵢ > B, Yⱼ > B, S > s) ≤ P(Yᵢ > max(B, (s − r)/2))·P(Yⱼ > B)
-      + P(Yᵢ > B)·P(Yⱼ > max(B, (s − r)/2)) + P(Yᵢ > B)·P(Yⱼ > B)·P(R > r).
-
-    Before, all but the fold sat at +∞: 1e-14 per epoch with two scales,
-    the floor of the upper bound at small δ.
-    """
-    grid_top, split, x_split, y_split = grid
-    sums, fold_tails = fold
-    t = steps
-    atoms, rest = _spread(sums, fold_tails, t)
-    losses, p, q = atoms  # the fold's rest at log c, where the sums end
-    parts = [
-        (np.append(losses, math.log(grid_top)), np.append(p, rest), np.append(q, rest / grid_top))
-    ]
-    infinity = 0.0
-    x_cap, y_cap = _tail_masses(coordinate, np.array([grid_top]))
-    cap_tail = float(x_cap[0]) + (t - 1) * float(y_cap[0])
-    rests = np.geomspace(0.5 * t, t * grid_top, _REST_SUMS)
-    rest_tails = np.array([min(capped_sum(r) + cap_tail, 1.0) for r in rests])
-    ratio = np.exp(np.arange(0.0, _LEFT_OUT_REACH, _LEFT_OUT_STEP))
-    above = grid_top if split is None else coordinate.top(steps)
-    # some coordinate above v₀
-    s = above * ratio
-    x_far, y_far = _tails_at(coordinate, np.maximum(above, s[:, None] - rests[None, :]))
-    total = float(np.sum(_tails_at(coordinate, np.array([above])) * np.array([[1.0], [t - 1]])))
-    tails = np.min(x_far + (t - 1) * y_far + total * rest_tails[None, :], axis=1)
-    atoms, rest = _spread(s, tails, t)
-    parts.append(atoms)
-    infinity += rest
-    if split is not None:  # two coordinates above the split B
-        s = 2.0 * split * ratio
-        half = np.maximum(split, 0.5 * (s[:, None] - rests[None, :]))
-        x_far, y_far = _tails_at(coordinate, half)
-        two = (t - 1) * x_split * y_split + 0.5 * (t - 1) * (t - 2) * y_split**2
-        tails = np.min(
-            (t - 1) * (x_far * y_split + x_split * y_far)
-            + (t - 1) * (t - 2) * y_far * y_split
-            + two * rest_tails[None, :],
-            axis=1,
-        )
-        atoms, rest = _spread(s, tails, t)
-        parts.append(atoms)
-        infinity += rest
-    return (*(np.concatenate([part[i] for part in parts]) for i in range(3)), infinity)
+    return _Laws(spacing, count * spacing, p_law, q_law, spread, q_over, wrap_q, one_above)
 
 
 def _circle_extent(
@@ -621,7 +523,8 @@ def _allowances(laws: _Laws, steps: int):
       has H_β = q − min(p·t/(kh), β·p), which errors change by at most
       |Δq| + (t/h)·|Δp| whatever β.
     * **Outcomes left out.** Remove: spread over the losses their sums may
-      have (``left_out``, :func:`_left_out`), what no sum bounds at +∞. Add:
+      have (``left_out``, :mod:`~gaussdp.pld.allocation_left_out`), what no
+      sum bounds at +∞. Add:
       those outcomes have S ≥ Y_max or S ≥ N·h, add loss at most
       −log(Y_max/t) or −log(N·h/t): atoms there of their Q-mass (``q_over``,
       ``wrap_q``), not +∞.

@@ -17,7 +17,7 @@ enough, the outcomes are taken apart by how many coordinates exceed B:
   then X and t − 2 Y's); under Q any of the t;
 * two or more: at most :data:`SPLIT_TAIL` of P- and Q-mass (:func:`split_point`,
   union bounds), left out of the lower pairs; the upper pairs spread it over the
-  losses its sums may have (:func:`gaussdp.pld.allocation._left_out`).
+  losses its sums may have (:mod:`gaussdp.pld.allocation_left_out`).
 
 Each part is a statistic of the output, so the lower pairs (exact laws, merged)
 stay dominated by the epoch, and the upper pairs (each value split between the
@@ -50,7 +50,7 @@ __all__ = [
 
 #: Two-scale laws: the P- (and Q-) mass, per epoch, of outcomes with two or more
 #: coordinates above the split B, which the upper pairs spread over the losses their sums
-#: may have (:func:`gaussdp.pld.allocation._left_out`).
+#: may have (:mod:`gaussdp.pld.allocation_left_out`).
 SPLIT_TAIL = 1e-14
 #: ... the relative width of a cell of the coordinate above B (blocks (B·2^j, B·2^{j+1}]
 #: on grids of B·2^j·BLOCK_WIDTH).
