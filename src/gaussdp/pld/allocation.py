@@ -122,7 +122,7 @@ from gaussdp.pld.allocation_above import (
     regridded,
     split_point,
 )
-from gaussdp.pld.allocation_coordinate import Coordinate
+from gaussdp.pld.allocation_coordinate import COORDINATE_TAIL, Coordinate
 from gaussdp.pld.allocation_left_out import left_out
 from gaussdp.pld.allocation_tilt import TiltedLaw, error_atoms, tilt_rates, tilted_laws
 from gaussdp.pld.composition import rounding_allowance
@@ -154,6 +154,10 @@ _FOLD_SUMS = 16
 _FINE_GRID = 1e-5
 #: Errors of the laws are gathered in runs of cells whose caps (in log) share a bucket this wide,
 _ERROR_BUCKET = 0.05
+#: The sum statistic (lower pairs only) leaves out coordinates above a top this far out: what
+#: it leaves out only lowers its divergences, and the upper pairs' 1e-21 costs it a grid
+#: five times as long (9 of 10 steps).
+_LOWER_TAIL = 1e-15
 #: Atoms are merged at each end of the laws up to this much mass.
 _TRIM = 1e-24
 #: Two scales are used only where the split shortens the circle at least this many times.
@@ -284,7 +288,9 @@ def _laws(
     whole number of the first block's cells) and the outcomes with one
     coordinate above it apart (:func:`~gaussdp.pld.allocation_above.one_above_laws`).
     """
-    coordinate_top = coordinate.top(steps) if split is None else split
+    coordinate_top = split
+    if split is None:
+        coordinate_top = coordinate.top(steps, COORDINATE_TAIL if shifted == 1 else _LOWER_TAIL)
     extent = _circle_extent(coordinate, steps, coordinate_top, spacing)  # the bulk of S as well
     extent += (shifted - 1) * coordinate_top  # the other shifted coordinates' room
     if math.ceil(extent / spacing) + 1 > MAX_POINTS:
@@ -345,21 +351,23 @@ def _laws(
             _wrap_bound(block_tops, y_tilted_blocks, y_tilted_blocks, steps - 1, cells * spacing),
         )
 
-    # the sum statistic (k > 1 shifted) only gives lower pairs at the default δ's: plain laws
+    # the sum statistic (k > 1 shifted) gives lower pairs only: plain laws, nothing left out
     rates = np.zeros(1)
     if shifted == 1:
         rates = tilt_rates(x, y, steps, spacing, (steps * spacing, circle)) * spacing
     p_law, q_law = tilted_laws(x, y, steps, shifted, length, rates, rounding, folded, MAX_POINTS)
-    # the fold's P-mass, S ≥ s for s from the circle to t·Y_max (where S ends)
-    sums = np.geomspace(circle, max(steps * count * spacing, circle), _FOLD_SUMS)
-    fold = np.array([_wrap_bound(tops, x_blocks, y_blocks, steps - 1, s) for s in sums])
-    spread = left_out(
-        coordinate,
-        steps,
-        (count * spacing, split, x_over, y_over),
-        (sums, fold),
-        lambda r: _wrap_bound(tops, x_blocks, y_blocks, steps - 1, r),
-    )
+    spread = (np.zeros(0), np.zeros(0), np.zeros(0), 0.0)  # the sum statistic: lower only
+    if shifted == 1:
+        # the fold's P-mass, S ≥ s for s from the circle to t·Y_max (where S ends)
+        sums = np.geomspace(circle, max(steps * count * spacing, circle), _FOLD_SUMS)
+        fold = np.array([_wrap_bound(tops, x_blocks, y_blocks, steps - 1, s) for s in sums])
+        spread = left_out(
+            coordinate,
+            steps,
+            (count * spacing, split, x_over, y_over),
+            (sums, fold),
+            lambda r: _wrap_bound(tops, x_blocks, y_blocks, steps - 1, r),
+        )
     return _Laws(spacing, count * spacing, p_law, q_law, spread, q_over, wrap_q, one_above)
 
 
@@ -763,7 +771,7 @@ def sum_statistic_losses(
     finest = coordinate.finest(steps)
     if finest is not None:
         spacing = min(spacing, finest)
-    top = coordinate.top(steps)
+    top = coordinate.top(steps, _LOWER_TAIL)
     extent = _circle_extent(coordinate, steps, top, spacing)
     extent += (selected - 1) * top
     spacing = max(spacing, extent / (MAX_POINTS - 1))

@@ -90,10 +90,10 @@ class Coordinate:
         at_zero = max(1.0 - math.fsum(q), 0.0)  # Q's mass at −∞ loss, where P has none
         return p[:n], min(x_over, 1.0), q[:n], y_over, at_zero
 
-    def top(self, steps: int) -> float:
-        """Y_max with P(X > Y_max) + (t − 1)·Q(Y > Y_max) ≤ :data:`COORDINATE_TAIL`."""
+    def top(self, steps: int, tail: float = COORDINATE_TAIL) -> float:
+        """Y_max with P(X > Y_max) + (t − 1)·Q(Y > Y_max) ≤ ``tail``."""
         mu = self.gaussian_mu
-        share = COORDINATE_TAIL / 2.0
+        share = tail / 2.0
         if mu is not None:
             half = 0.5 * mu * mu
             return math.exp(

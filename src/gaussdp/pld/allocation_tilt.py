@@ -253,11 +253,12 @@ def tilted_laws(
     (TiltedLaw, TiltedLaw)
         P and Q.
     """
-    cells = np.arange(length, dtype=float)
-    index = np.arange(x.size, dtype=float)
-    with np.errstate(divide="ignore"):
-        log_x, log_y = np.log(x), np.log(y)
     rates = np.concatenate([[0.0], rates[rates != 0.0]])  # λ = 0 first: it fills every cell
+    if rates.size > 1:
+        cells = np.arange(length, dtype=float)
+        index = np.arange(x.size, dtype=float)
+        with np.errstate(divide="ignore"):
+            log_x, log_y = np.log(x), np.log(y)
     laws = [{"log_errors": []}, {"log_errors": []}]
     for number, rate in enumerate(rates):
         if rate == 0.0:
@@ -314,8 +315,12 @@ def tilted_laws(
             law["quiet"][quieter] = envelope[quieter]
             law["clear"][quieter] = tilted[quieter] * np.exp(log_total - slope[quieter])
     for law in laws:
-        with np.errstate(divide="ignore"):
-            law["clear"][np.log(law["clear"]) <= law.pop("quiet")] = 0.0
+        quiet = law.pop("quiet")
+        if rates.size == 1:  # one noise level: a threshold
+            law["clear"][law["clear"] <= np.exp(quiet[0])] = 0.0
+        else:
+            with np.errstate(divide="ignore"):
+                law["clear"][np.log(law["clear"]) <= quiet] = 0.0
         del law["best"]
     return tuple(
         TiltedLaw(
