@@ -222,11 +222,12 @@ def one_above_atoms(one: OneAbove, steps: int):
     p_low = p - p_top
     q_high = np.clip((q - p * (t / top)) / spread, 0.0, q)  # first-measure mass at −a
     q_low = q - q_high
+    # blocks double: an atom at twice a block's cap (the next block's) costs twice its errors
     remove_errors = error_atoms(
-        one.block_top / t, one.errors + one.folded_p, one.errors + one.folded_q
+        one.block_top / t, one.errors + one.folded_p, one.errors + one.folded_q, math.log(2.0)
     )
     add_errors = error_atoms(
-        t / one.block_low, one.errors + one.folded_q, one.errors + one.folded_p
+        t / one.block_low, one.errors + one.folded_q, one.errors + one.folded_p, math.log(2.0)
     )
     folded_loss = np.log((one.block_top + one.rest_top) / t)
     split_loss = -math.log(float(one.block_low.min()) / t)

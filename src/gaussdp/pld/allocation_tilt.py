@@ -123,7 +123,7 @@ class TiltedLaw:
 
 
 def error_atoms(
-    caps: np.ndarray, first: np.ndarray, second: np.ndarray
+    caps: np.ndarray, first: np.ndarray, second: np.ndarray, shift: float = ERROR_SHIFT
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Atoms that cover errors acting only up to a likelihood ratio (one per run of cells).
 
@@ -131,11 +131,12 @@ def error_atoms(
     caps are at least β err in all by at most Σ (E_j + β·F_j) (first and second
     measure), atoms of first-measure mass m_j = (E_j + c_j·F_j)·r/(r − 1) at
     losses log(c_j·r) cover them: each adds m_j·(1 − β·e^{−ℓ_j}) ≥ m_j·(1 − 1/r)
-    for β ≤ c_j (r = e^{:data:`ERROR_SHIFT`}).
+    for β ≤ c_j (r = e^{``shift``}, :data:`ERROR_SHIFT` by default: a larger shift
+    costs less mass where runs' caps are far apart).
     """
-    ratio = math.exp(ERROR_SHIFT)
+    ratio = math.exp(shift)
     mass = (np.maximum(first, 0.0) + caps * np.maximum(second, 0.0)) * (ratio / (ratio - 1.0))
-    losses = np.log(caps) + ERROR_SHIFT
+    losses = np.log(caps) + shift
     keep = mass > 0.0
     return losses[keep], mass[keep], mass[keep] * np.exp(-losses[keep])
 
