@@ -36,11 +36,9 @@ def laws():
     exact = (_power(x, y, STEPS - 1), _power(y, y, STEPS - 1))
     length = scipy_fft.next_fast_len(exact[0].size, True)
 
-    def folded(x_tilted, y_tilted, cells):  # the tilted mass at or beyond the circle, exactly
-        return tuple(
-            float(_power(first, y_tilted, STEPS - 1)[cells:].sum())
-            for first in (x_tilted, y_tilted)
-        )
+    def folded(x_tilted, y_tilted):  # the tilted mass at or beyond the circle, exactly
+        sums = [_power(first, y_tilted, STEPS - 1) for first in (x_tilted, y_tilted)]
+        return lambda cells: tuple(float(law[cells:].sum()) for law in sums)
 
     rates = tilt_rates(x, y, STEPS, SPACING, (STEPS * SPACING, length * SPACING)) * SPACING
     rounding = rounding_allowance(length, STEPS)

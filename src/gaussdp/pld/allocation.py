@@ -341,15 +341,21 @@ def _laws(
     else:
         q_over = -math.expm1(steps * math.log1p(-y_over))
 
-    def folded(x_tilted: np.ndarray, y_tilted: np.ndarray, cells: int) -> tuple[float, float]:
+    def folded(x_tilted: np.ndarray, y_tilted: np.ndarray):
         block_tops, y_tilted_blocks = _blocks(y_tilted, spacing)
         _, x_tilted_blocks = _blocks(x_tilted, spacing)
         # more than one shifted coordinate: every coordinate bounded as the larger X
         rest = y_tilted_blocks if shifted == 1 else x_tilted_blocks
-        return (
-            _wrap_bound(block_tops, x_tilted_blocks, rest, steps - 1, cells * spacing),
-            _wrap_bound(block_tops, y_tilted_blocks, y_tilted_blocks, steps - 1, cells * spacing),
-        )
+
+        def beyond(cells: int) -> tuple[float, float]:
+            return (
+                _wrap_bound(block_tops, x_tilted_blocks, rest, steps - 1, cells * spacing),
+                _wrap_bound(
+                    block_tops, y_tilted_blocks, y_tilted_blocks, steps - 1, cells * spacing
+                ),
+            )
+
+        return beyond
 
     # the sum statistic (k > 1 shifted) gives lower pairs only: plain laws, nothing left out
     rates = np.zeros(1)

@@ -194,24 +194,25 @@ def _circle(x_tilted, y_tilted, steps, rate, length, longest, rounding, folded):
     λ = 0: the laws' own (N cells). λ < 0: the tilted laws sit at small sums,
     so the circle is the shortest of 2·E_λ[S], doubled, whose fold is below R
     (the errors are then those of the full circle, at a fraction of its cost;
-    cells beyond it come from other rates). λ > 0: they sit at large sums, near the circle's end,
-    so it is doubled, up to :data:`_MAX_EXTENSION` times and ``longest``
-    cells, until the fold is below :data:`_FOLD`.
+    cells beyond it come from other rates). λ > 0: they sit at large sums,
+    near the circle's end, so it is doubled, up to :data:`_MAX_EXTENSION`
+    times and ``longest`` cells, until the fold is below :data:`_FOLD`.
     """
+    beyond = folded(x_tilted, y_tilted)
     if rate < 0:  # from twice the tilted mean of S up, doubling, until the fold is below R
         mean = steps * float(np.dot(np.arange(y_tilted.size), y_tilted))
         circle = scipy_fft.next_fast_len(max(int(2.0 * mean), _SHORTEST), True)
         while circle < length:
-            folds = folded(x_tilted, y_tilted, circle)
+            folds = beyond(circle)
             if max(folds) <= rounding:
                 return circle, folds
             circle = scipy_fft.next_fast_len(2 * circle, True)
     circle = length
-    folds = folded(x_tilted, y_tilted, circle)
+    folds = beyond(circle)
     longest = min(_MAX_EXTENSION * length, max(length, longest))
     while rate > 0 and max(folds) > _FOLD and 2 * circle <= longest:
         circle = scipy_fft.next_fast_len(2 * circle, True)
-        folds = folded(x_tilted, y_tilted, circle)
+        folds = beyond(circle)
     return circle, folds
 
 
@@ -223,7 +224,7 @@ def tilted_laws(
     length: int,
     rates: np.ndarray,
     rounding: float,
-    folded: Callable[[np.ndarray, np.ndarray, int], tuple[float, float]],
+    folded: Callable[[np.ndarray, np.ndarray], Callable[[int], tuple[float, float]]],
     longest: int,
 ) -> tuple[TiltedLaw, TiltedLaw]:
     """The P- and Q-laws of S_c on a circle of ``length`` cells, each cell from its best tilt.
@@ -242,10 +243,11 @@ def tilted_laws(
     rounding : float
         R, the FFT's ℓ¹ rounding allowance for laws of mass at most one.
     folded : callable
-        ``folded(x_λ, y_λ, n)`` bounds (W_P, W_Q), the mass of the tilted laws
+        ``folded(x_λ, y_λ)(n)`` bounds (W_P, W_Q), the mass of the tilted laws
         at or beyond cell n (the fold of a circle of n cells), for coordinate
-        laws of mass one. A rate towards large sums computes on a circle up
-        to :data:`_MAX_EXTENSION` times as long, for a fold below :data:`_FOLD`.
+        laws of mass one (what the first call prepares serves every n). A rate
+        towards large sums computes on a circle up to :data:`_MAX_EXTENSION`
+        times as long, for a fold below :data:`_FOLD`.
     longest : int
         No circle is longer than this (or N): the memory cap.
 
