@@ -63,6 +63,10 @@ _FOLD = 1e-6
 _MAX_EXTENSION = 4
 #: The tilts' targets: the sums e^{±ℓ}·E[S], whose losses are about ±ℓ.
 _TILT_LOSSES = np.array([1.0, 3.0, 5.0, 7.0, 9.0, 11.0])
+#: ... and, where the laws are short enough (``mild``), these too: the bulk's own tails,
+#: whose plain rounding the composition of many epochs reads (σ = 1, t = 1000, 10 epochs at
+#: δ = 1e-9: 0.741475 without them, 0.740910 with; the lower bound 0.740876).
+_MILD_LOSSES = np.array([0.25, 0.5])
 
 
 @dataclass(frozen=True)
@@ -123,7 +127,10 @@ class TiltedLaw:
 
 
 def error_atoms(
-    caps: np.ndarray, first: np.ndarray, second: np.ndarray, shift: float = ERROR_SHIFT
+    caps: np.ndarray,
+    first: np.ndarray,
+    second: np.ndarray,
+    shift: float | np.ndarray = ERROR_SHIFT,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Atoms that cover errors acting only up to a likelihood ratio (one per run of cells).
 
@@ -134,7 +141,7 @@ def error_atoms(
     for β ≤ c_j (r = e^{``shift``}, :data:`ERROR_SHIFT` by default: a larger shift
     costs less mass where runs' caps are far apart).
     """
-    ratio = math.exp(shift)
+    ratio = np.exp(shift)
     mass = (np.maximum(first, 0.0) + caps * np.maximum(second, 0.0)) * (ratio / (ratio - 1.0))
     losses = np.log(caps) + shift
     keep = mass > 0.0
@@ -146,13 +153,16 @@ def _log_mgf(log_masses: np.ndarray, values: np.ndarray, rates: np.ndarray) -> n
     return special.logsumexp(log_masses[None, :] + rates[:, None] * values[None, :], axis=1)
 
 
-def tilt_rates(x: np.ndarray, y: np.ndarray, steps: int, spacing: float, ends: tuple) -> np.ndarray:
+def tilt_rates(
+    x: np.ndarray, y: np.ndarray, steps: int, spacing: float, ends: tuple, mild: bool = True
+) -> np.ndarray:
     """The ladder of rates λ (per unit of Y): 0, and Chernoff rates of points in both tails.
 
     Planned on the coordinate laws ``x`` and ``y`` (cells j·h, ``spacing`` h)
     summed over blocks of geometrically growing width (5 %), each block at
     its top for λ > 0 and its bottom for λ < 0: for the sums
-    s = E[S]·e^{±ℓ}, ℓ in :data:`_TILT_LOSSES`, inside S's range (``ends`` =
+    s = E[S]·e^{±ℓ}, ℓ in :data:`_TILT_LOSSES` (and :data:`_MILD_LOSSES` if
+    ``mild``), inside S's range (``ends`` =
     (lowest, highest)), and s = e·lowest (the add direction's largest losses,
     the fewest cells), the rate minimising log M(λ) − λs, M the P-law's
     moment generating function. Only a plan: the bounds carried are computed
@@ -172,7 +182,8 @@ def tilt_rates(x: np.ndarray, y: np.ndarray, steps: int, spacing: float, ends: t
     rates = [0.0]
     for sign, end in ((1.0, highest), (-1.0, lowest)):
         # points e^{±ℓ} times the mean, ℓ = 1/8 … 8 nats of loss, inside S's range
-        targets = mean * np.exp(sign * _TILT_LOSSES)
+        losses = np.concatenate([_MILD_LOSSES, _TILT_LOSSES]) if mild else _TILT_LOSSES
+        targets = mean * np.exp(sign * losses)
         targets = targets[sign * (end - targets) > 0]
         if sign < 0 and e * lowest < mean:  # and the fewest, smallest sums (k ≤ e·t cells)
             targets = np.append(targets, e * lowest)
