@@ -124,13 +124,7 @@ from gaussdp.pld.allocation_above import (
 )
 from gaussdp.pld.allocation_coordinate import COORDINATE_TAIL, Coordinate
 from gaussdp.pld.allocation_left_out import left_out
-from gaussdp.pld.allocation_tilt import (
-    ERROR_SHIFT,
-    TiltedLaw,
-    error_atoms,
-    tilt_rates,
-    tilted_laws,
-)
+from gaussdp.pld.allocation_tilt import TiltedLaw, located_errors, tilt_rates, tilted_laws
 from gaussdp.pld.composition import rounding_allowance
 from gaussdp.pld.grid import OPTIMISTIC, PESSIMISTIC, discretise
 from gaussdp.pld.losses import AtomicLoss, BracketedLoss, GaussianLoss
@@ -160,8 +154,6 @@ _FOLD_SUMS = 16
 _FINE_GRID = 1e-5
 #: Laws of at most this many points are also computed under mild tilts (tilt_rates).
 _MILD_POINTS = 2**22
-#: Errors of the laws are gathered in runs of cells whose caps (in log) share a bucket this wide,
-_ERROR_BUCKET = 0.05
 #: The sum statistic (lower pairs only) leaves out coordinates above a top this far out: what
 #: it leaves out only lowers its divergences, and the upper pairs' 1e-21 costs it a grid
 #: five times as long (9 of 10 steps).
@@ -519,78 +511,25 @@ def _merged(cells, others: AtomicLoss) -> tuple[np.ndarray, np.ndarray, np.ndarr
     )
 
 
-def _shifts(law: TiltedLaw, cells: np.ndarray) -> np.ndarray:
-    """How far above its cap each run's error atom goes (:func:`error_atoms`'s ``shift``).
-
-    ``cells``: the last cell of each run (where a run's tail or head bound
-    takes in the plain cells' allowance). Where that cell is the plain law's
-    (λ = 0), the run's errors are the plain
-    rounding allowance, absolute and placed at the largest cap the plain
-    cells reach, not where they are: they go to twice that cap, for twice
-    their mass (at losses far above ε that mass is all the atom adds).
-    Tilted cells' errors are relative to the tail they lie in: they go just
-    above the cap, at e^{0.05} times it for 20.5 times their mass (at small
-    δ the loss the atom sits at is what moves it). Measured: σ = 2, t = 10⁴,
-    5 epochs at δ = 1e-9 read 0.161993 with the second everywhere; σ = 2,
-    t = 100, 10 epochs at 1e-13, 1.4717 with the first everywhere
-    (1.1712131 with the second).
-    """
-    plain = law.rates[law.source[cells]] == 0.0
-    return np.where(plain, math.log(2.0), ERROR_SHIFT)
-
-
-def _runs(log_caps: np.ndarray, offset: int) -> np.ndarray:
-    """First cells of the runs whose log caps share a bucket of width :data:`_ERROR_BUCKET`."""
-    bucket = np.floor(log_caps / _ERROR_BUCKET)
-    return offset + np.flatnonzero(np.concatenate([[True], bucket[1:] != bucket[:-1]]))
-
-
 def _allowances(laws: _Laws, steps: int):
     """What the upper pairs add for what the laws leave out or get wrong.
 
     Returns (remove's mass at +∞, remove's error atoms, add's mass at +∞,
     add's error atoms), the atoms as (losses, first masses, second masses).
 
-    * **Errors of the laws** (rounding and the circle's fold, bounded cell
-      by cell by their tilts, :mod:`gaussdp.pld.allocation_tilt`). A cell's
-      split pair, as a function of its masses, gains at most
-      |Δ first| + β·|Δ second| from errors in them, and nothing once β passes
-      e^{its top loss}: the cap c_k = kh/t (remove, increasing in k) or
-      t/((k − t)h) (add, decreasing; ∞ for k ≤ t). So at β the remove pair
-      errs by at most the errors of the cells k ≥ k_β (tail bounds), the add
-      pair by those of k ≤ k_β (head bounds). Cells are taken in runs whose
-      caps differ by at most 5 %, and the bounds' increments over each run
-      become an atom just above its cap
-      (:func:`~gaussdp.pld.allocation_tilt.error_atoms`). The add direction's
-      cells with k ≤ t, whose cap is ∞, put theirs at +∞: such a cell's split
-      has H_β = q − min(p·t/(kh), β·p), which errors change by at most
-      |Δq| + (t/h)·|Δp| whatever β.
+    * **Errors of the laws** (rounding and the circle's fold, bounded cell by
+      cell by their tilts): atoms just above the largest loss each run of
+      cells can change, the add direction's cells with k ≤ t at +∞
+      (:func:`~gaussdp.pld.allocation_tilt.located_errors`).
     * **Outcomes left out.** Remove: spread over the losses their sums may
       have (``left_out``, :mod:`~gaussdp.pld.allocation_left_out`), what no
-      sum bounds at +∞. Add:
-      those outcomes have S ≥ Y_max or S ≥ N·h, add loss at most
-      −log(Y_max/t) or −log(N·h/t): atoms there of their Q-mass (``q_over``,
-      ``wrap_q``), not +∞.
+      sum bounds at +∞. Add: those outcomes have S ≥ Y_max or S ≥ N·h, add
+      loss at most −log(Y_max/t) or −log(N·h/t): atoms there of their Q-mass
+      (``q_over``, ``wrap_q``), not +∞.
     """
     h = laws.spacing
     n = laws.p.values.size
-    # remove: cap kh/t for k ≥ 1 (S_c = 0 has no mass); run j covers [s_j, s_{j+1})
-    starts = _runs(np.log(np.arange(1, n) * h / steps), 1)
-    increments = [
-        np.append(-np.diff(tail), tail[-1])
-        for tail in (laws.p.tail_bounds(starts), laws.q.tail_bounds(starts))
-    ]
-    ends = np.append(starts[1:], n) - 1
-    remove = error_atoms(ends * h / steps, *increments, _shifts(laws.p, ends))
-    # add: cap t/((k − t)h) for k > t; k ≤ t at +∞
-    above = np.arange(steps + 1, n)
-    starts = _runs(np.log(steps / ((above - steps) * h)), steps + 1)
-    ends = np.append(starts[1:], n) - 1
-    heads = [law.head_bounds(np.append(steps, ends)) for law in (laws.q, laws.p)]
-    # a cell k ≤ t gains at most |Δq| + min(β, t/(kh))·|Δp| ≤ |Δq| + (t/h)·|Δp|, for all β
-    infinity_add = float(heads[0][0]) + steps / h * float(heads[1][0])
-    increments = [np.diff(head) for head in heads]
-    add = error_atoms(steps / ((starts - steps) * h), *increments, _shifts(laws.q, ends))
+    remove, add, infinity_add = located_errors(laws.p, laws.q, h, steps)
     left_out_add = (
         (-math.log(laws.top / steps), laws.q_over, laws.q_over * laws.top / steps),
         (-math.log(n * h / steps), laws.wrap_q, laws.wrap_q * n * h / steps),
