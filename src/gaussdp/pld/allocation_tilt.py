@@ -44,7 +44,8 @@ from math import e
 
 import numpy as np
 from scipy import fft as scipy_fft
-from scipy import special
+
+from gaussdp._numerics import log_sum_exp_rows
 
 __all__ = [
     "ERROR_SHIFT",
@@ -226,9 +227,19 @@ def located_errors(p: TiltedLaw, q: TiltedLaw, spacing: float, steps: int):
     return remove, add, infinity
 
 
+def _tilted(log_law: np.ndarray, exponent: np.ndarray) -> tuple[np.ndarray, float]:
+    """The law e^{log_law + exponent}/M and log M, M its total (one pass of exp)."""
+    values = log_law + exponent
+    top = float(np.max(values))
+    np.exp(values - top, out=values)
+    total = float(values.sum())
+    values /= total
+    return values, top + math.log(total)
+
+
 def _log_mgf(log_masses: np.ndarray, values: np.ndarray, rates: np.ndarray) -> np.ndarray:
     """log Σ_j m_j e^{λ v_j} for each λ in ``rates`` (log masses, −∞ for empty cells)."""
-    return special.logsumexp(log_masses[None, :] + rates[:, None] * values[None, :], axis=1)
+    return log_sum_exp_rows(log_masses[None, :] + rates[:, None] * values[None, :])
 
 
 def tilt_rates(
@@ -357,10 +368,9 @@ def tilted_laws(
             log_mx, log_my = math.log(float(x.sum())), math.log(float(y.sum()))
             x_tilted, y_tilted = x * math.exp(-log_mx), y * math.exp(-log_my)
         else:
-            log_mx = float(special.logsumexp(log_x + rate * index))
-            log_my = float(special.logsumexp(log_y + rate * index))
-            x_tilted = np.exp(log_x + rate * index - log_mx)
-            y_tilted = np.exp(log_y + rate * index - log_my)
+            (x_tilted, log_mx), (y_tilted, log_my) = (
+                _tilted(log_law, rate * index) for log_law in (log_x, log_y)
+            )
         circle, folds = _circle(x_tilted, y_tilted, steps, rate, length, longest, rounding, folded)
         if rate != 0.0 and max(folds) > _FOLD:  # no circle short enough keeps it accurate
             for law in laws:
