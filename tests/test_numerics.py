@@ -32,6 +32,25 @@ def test_log1m_exp_and_log_diff_exp():
     assert value == pytest.approx(float(reference), rel=1e-14)
 
 
+def test_log_sum_exp_rows_against_mpmath():
+    """Rows spanning hundreds of nats, a row of −infs, a row holding +inf, one element."""
+    rng = np.random.default_rng(7)
+    rows = rng.normal(size=(5, 40)) * 300.0
+    rows[1, :] = -math.inf
+    rows[2, 3] = math.inf
+    rows[3, 1:] = -math.inf  # a single finite element
+    values = _numerics.log_sum_exp_rows(rows)
+    for row, value in zip(rows, values, strict=True):
+        finite = row[np.isfinite(row)]
+        if np.any(row == math.inf):
+            assert value == math.inf
+        elif finite.size == 0:
+            assert value == -math.inf
+        else:
+            reference = mpmath.log(mpmath.fsum(mpmath.exp(mpmath.mpf(x)) for x in finite))
+            assert value == pytest.approx(float(reference), rel=1e-14, abs=1e-13)
+
+
 def test_normal_quantiles_for_tiny_probabilities():
     for p in (1e-300, 1e-20, 0.3):
         reference = float(references.normal_quantile_of_complement(p))
