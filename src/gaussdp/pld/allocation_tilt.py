@@ -46,6 +46,7 @@ import numpy as np
 from scipy import fft as scipy_fft
 
 from gaussdp._numerics import log_sum_exp_rows
+from gaussdp.pld.composition import rounding_allowance
 
 __all__ = [
     "ERROR_SHIFT",
@@ -70,7 +71,7 @@ _SHORTEST = 1024
 #: A rate towards large sums computes on a longer circle until its tilted fold is below this
 #: (its cells' error bounds then relative to their tail within 1e-6, far below what δ reads).
 _FOLD = 1e-6
-#: ... on a circle up to this many times as long. on a circle up to this many times as long.
+#: ... on a circle up to this many times as long.
 _MAX_EXTENSION = 4
 #: The tilts' targets: the sums e^{±ℓ}·E[S], whose losses are about ±ℓ.
 _TILT_LOSSES = np.array([1.0, 3.0, 5.0, 7.0, 9.0, 11.0])
@@ -270,7 +271,7 @@ def tilt_rates(
     top = float(tops[-1])
     rates = [0.0]
     for sign, end in ((1.0, highest), (-1.0, lowest)):
-        # points e^{±ℓ} times the mean, ℓ = 1/8 … 8 nats of loss, inside S's range
+        # points e^{±ℓ} times the mean (ℓ nats of loss), inside S's range
         losses = np.concatenate([_MILD_LOSSES, _TILT_LOSSES]) if mild else _TILT_LOSSES
         targets = mean * np.exp(sign * losses)
         targets = targets[sign * (end - targets) > 0]
@@ -341,7 +342,10 @@ def tilted_laws(
     rates : np.ndarray
         λ per cell, one computation each (:func:`tilt_rates`, times h).
     rounding : float
-        R, the FFT's ℓ¹ rounding allowance for laws of mass at most one.
+        R, the FFT's ℓ¹ rounding allowance for laws of mass at most one on
+        the circle of ``length`` cells: the fold a shortened circle may have.
+        Each rate's bounds carry the allowance of the circle it is computed
+        on (:func:`~gaussdp.pld.composition.rounding_allowance`).
     folded : callable
         ``folded(x_λ, y_λ)(n)`` bounds (W_P, W_Q), the mass of the tilted laws
         at or beyond cell n (the fold of a circle of n cells), for coordinate
@@ -392,7 +396,8 @@ def tilted_laws(
             steps * log_my,
         )
         for law, tilted, log_total, fold in zip(laws, computed, log_totals, folds, strict=True):
-            log_error = math.log(rounding + fold) + log_total
+            # R of the circle computed on (a longer one rounds more)
+            log_error = math.log(rounding_allowance(circle, steps) + fold) + log_total
             log_noise = math.log(NOISE * max(float(tilted.max()), 1e-300) + fold) + log_total
             law["log_errors"].append(log_error)
             np.maximum(tilted, 0.0, out=tilted)
