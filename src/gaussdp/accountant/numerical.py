@@ -23,7 +23,6 @@ from gaussdp.accountant.guarantees import _FINEST_REFINEMENT, ProfileGuarantee, 
 from gaussdp.accountant.result import Accounting
 from gaussdp.pld import composition as pld_compose
 from gaussdp.pld.blocks import (
-    BLOCKS_ABOVE_SPACING,
     BLOCKS_BELOW_SPACING,
     BLOCKS_FROM,
     blocked_items,
@@ -99,7 +98,7 @@ def _compose_all(
     in_blocks = (
         kind == PESSIMISTIC
         and total_count >= pld_compose.TILT_FROM_COMPOSITIONS
-        and BLOCKS_ABOVE_SPACING < spacing < BLOCKS_BELOW_SPACING
+        and spacing < BLOCKS_BELOW_SPACING
         and any(count >= BLOCKS_FROM for count in counts.values())
         and all(estimate(spacing, index) <= _BLOCKS_UP_TO_POINTS for index in indices)
     )

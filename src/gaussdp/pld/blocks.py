@@ -37,7 +37,6 @@ from gaussdp.pld.grid import PESSIMISTIC, GridPLD, discretise
 from gaussdp.pld.losses import PrivacyLoss
 
 __all__ = [
-    "BLOCKS_ABOVE_SPACING",
     "BLOCKS_BELOW_SPACING",
     "BLOCKS_FROM",
     "BLOCK_STEPS",
@@ -52,15 +51,14 @@ BLOCK_STEPS = 256
 FINER = 4
 #: Blocks are used from this many steps of one mechanism on (T // k ≥ 4).
 BLOCKS_FROM = 4 * BLOCK_STEPS
-#: ... and on grids coarser than this: on finer ones single steps err less than on
-#: dp_accounting's accurate grid (1e-5) already, and where a long run's upper bound is
-#: decided by rounding allowances (σ = 1, q = 1e-4, T = 10⁴ at δ = 1e-10, on 1e-5)
-#: the blocks' own (a third more in all) cost more than they gain.
-BLOCKS_ABOVE_SPACING = 1.5e-5
-#: ... and below this: on coarser grids (the accuracy's grid capped near dp_accounting's
-#: default, 1e-4) the block's composition on a grid of h/4 cost the ImageNet report
-#: (σ = 2.5, T = 71,589, h = 8.6e-5) a quarter of its time, and its target is a ratio to
-#: that accountant's default.
+#: ... and on grids finer than this. There is no floor: one at 1.5e-5 (until 2026-11-29)
+#: let a step of σ across it read a larger upper bound, since the grid gets finer as σ
+#: grows and q shrinks (σ = 4.36163, q = 0.003, T = 50,000: 0.5535543, and a hair
+#: noisier 0.5535753, at δ = 1e-5); this ceiling is crossed towards blocks as σ grows.
+#: On coarser grids (the accuracy's grid capped near dp_accounting's default, 1e-4) the
+#: block's composition on a grid of h/4 cost the ImageNet report (σ = 2.5, T = 71,589,
+#: h = 8.6e-5) a quarter of its time, and its target is a ratio to that accountant's
+#: default.
 BLOCKS_BELOW_SPACING = 5e-5
 #: A block is tilted this many times more steeply than the composition's Chernoff λ.
 _RATE_MARGIN = 1.25
@@ -198,11 +196,10 @@ def blocked_items(
     serve every tilt of the composition down to a tail of :data:`_RATE_TAIL` (below
     it their errors weigh more, certified all the same), so that a report's tilts at
     several tails share one block. None where ``count`` is below
-    :data:`BLOCKS_FROM`, ``spacing`` outside (:data:`BLOCKS_ABOVE_SPACING`,
-    :data:`BLOCKS_BELOW_SPACING`), or the block could not be made within ``longest``
-    points.
+    :data:`BLOCKS_FROM`, ``spacing`` not below :data:`BLOCKS_BELOW_SPACING`, or the
+    block could not be made within ``longest`` points.
     """
-    if count < BLOCKS_FROM or not BLOCKS_ABOVE_SPACING < spacing < BLOCKS_BELOW_SPACING:
+    if count < BLOCKS_FROM or not spacing < BLOCKS_BELOW_SPACING:
         return None
     block = _block(loss, spacing, count, longest)
     if block is None:
