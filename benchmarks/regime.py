@@ -893,7 +893,8 @@ def write_markdown(payload: dict, path: Path) -> None:
             if settings["memory_gb"] > 0
             else "with no address-space limit and "
         )
-        + f"a {settings['timeout']:g} s time-out.",
+        + "a time-out (`--timeout` of the invocation that measured the cell: "
+        + f"{settings['timeout']:g} s in the last one, 900 s by default).",
         "",
         "## Design",
         "",
@@ -1100,7 +1101,8 @@ def write_markdown(payload: dict, path: Path) -> None:
         violations += [f"- run {run['index']}: {p}" for p in problems]
         marks = [
             _verdict(targets["bounds"]) + _cpu_ratio(row["cells"], "bounds"),
-            _excess(targets["tighter"]) + _inside(row["cells"]) + _below_external(row, run),
+            # below the exact ε (or an outside bracket): that says why, "inside" adds nothing
+            _excess(targets["tighter"]) + (_below_external(row, run) or _inside(row["cells"])),
             _verdict(targets["report"]) + _cpu_ratio(row["cells"], "report"),
             _verdict(targets["memory"]),
         ]
@@ -1157,9 +1159,9 @@ def write_markdown(payload: dict, path: Path) -> None:
         lines += [
             "",
             f"The exact ε was computed on {exact_runs} of the {len(measured)} runs measured "
-            "(not on runs shorter than "
-            f"{settings.get('exact_from_steps') or 1000} steps, where the inversion's integrand "
-            "decays slowly and grids are easy, nor where it timed out); every gaussdp interval "
+            "(not where an invocation's `--exact-from-steps` left it out, 1000 steps by "
+            "default: on short runs the inversion's integrand decays slowly and grids are "
+            "easy; nor where it timed out); every gaussdp interval "
             "(bounds and report) holds it"
             + (" except where listed above." if violations else ".")
             + (
