@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import gaussdp as g
+from gaussdp.accountant import numerical
 from gaussdp.pld import GaussianLoss, discretise
 from gaussdp.pld.blocks import BLOCK_STEPS, FINER, blocked_items, regrid
 from gaussdp.pld.composition import compose_many, tilted_discretisation_tail
@@ -23,6 +24,19 @@ LONG_RUNS = [
 ]
 
 
+def _blocks_used(monkeypatch) -> list[bool]:
+    """Whether each composition of the accountant asked for blocks of a mechanism got them."""
+    used = []
+
+    def spy(*args, **kwargs):
+        items = blocked_items(*args, **kwargs)
+        used.append(items is not None)
+        return items
+
+    monkeypatch.setattr(numerical, "blocked_items", spy)
+    return used
+
+
 @pytest.mark.parametrize(("run", "exact", "dp_accounting_fine"), LONG_RUNS)
 def test_long_runs_hold_the_exact_epsilon_and_beat_a_grid_of_1e_5(run, exact, dp_accounting_fine):
     sigma, q, steps, delta = run
@@ -33,15 +47,18 @@ def test_long_runs_hold_the_exact_epsilon_and_beat_a_grid_of_1e_5(run, exact, dp
     assert upper <= dp_accounting_fine
 
 
-def test_blocks_of_a_gaussian_hold_the_closed_form_at_small_deltas():
+def test_blocks_of_a_gaussian_hold_the_closed_form_at_small_deltas(monkeypatch):
     # 20,000 Gaussian steps of μ = 1e-2 each: μ-GDP with μ = √T·1e-2, ε(δ) in closed form
-    # (at accuracy 3e-6 the grid is 4e-5, where blocks are used).
+    # (at accuracy 3e-6 the grid is 4e-5, where blocks are used). Composed plain first, in
+    # plain blocks; the small δs are read off compositions tilted for them, in tilted ones.
+    used = _blocks_used(monkeypatch)
     steps, sigma = 20_000, 100.0
     mechanism = g.Repeated(g.PoissonSubsampled(g.Gaussian(sigma), 1.0), steps)
     result = g.account(mechanism, accuracy=3e-6)
     composed = result.privacy_loss_distributions()["remove"]
-    assert composed.compositions == steps and composed.cut_index is not None  # tilted at once
+    assert composed.compositions == steps and composed.cut_index is None  # plain first
     references.check_gaussian_sandwich(result, math.sqrt(steps) / sigma, (1e-5, 1e-10, 1e-14), 3e-6)
+    assert used and all(used)
 
 
 def test_regrid_dominates_the_finer_distribution_and_keeps_both_masses():
@@ -77,16 +94,20 @@ def test_blocks_err_less_than_single_steps_on_one_grid():
     assert fine[0] <= blocked.epsilon(1e-5)
 
 
-def test_the_first_run_in_blocks_is_not_below_one_step_fewer():
+def test_the_first_run_in_blocks_is_not_below_one_step_fewer(monkeypatch):
     # 10,000 steps are composed in blocks, 9,999 in single steps (on grids of 3.7e-5):
     # the blocks take off less than a step adds, so fewer steps never read a larger ε.
+    used = _blocks_used(monkeypatch)
     shorter = g.account(g.DPSGD(14.0, 0.027, 9_999))
+    shorter_bounds = [shorter.epsilon_bounds(delta)[1] for delta in (1e-5, 1e-9)]
+    assert not any(used)
+    used.clear()
     longer = g.account(g.DPSGD(14.0, 0.027, 10_000))
+    longer_bounds = [longer.epsilon_bounds(delta)[1] for delta in (1e-5, 1e-9)]
+    assert used and all(used)
     assert shorter.grid_spacing == pytest.approx(longer.grid_spacing, rel=1e-4)
-    assert longer.privacy_loss_distributions()["remove"].cut_index is not None  # in blocks
-    assert shorter.privacy_loss_distributions()["remove"].cut_index is None
-    for delta in (1e-5, 1e-9):
-        assert shorter.epsilon_bounds(delta)[1] <= longer.epsilon_bounds(delta)[1]
+    for fewer_steps, more_steps in zip(shorter_bounds, longer_bounds, strict=True):
+        assert fewer_steps <= more_steps
 
 
 def test_more_noise_never_leaves_blocks_for_a_larger_epsilon():

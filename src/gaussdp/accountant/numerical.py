@@ -89,12 +89,15 @@ def _compose_all(
     total_count = sum(counts.values())
     floor = delta_floor if kind == PESSIMISTIC else None
     # Upper bounds of runs long enough that sweeps never share their steps
-    # (sweeps.steps.step_key) are composed tilted at once, in blocks (gaussdp.pld.blocks):
-    # they err about 15 times less than single steps on one grid. Only where the
-    # composition is at most _BLOCKS_UP_TO_POINTS long: composed plain, the blocks' errors
-    # count at every loss (twice the allowance), and a second row of a longer one costs
-    # more than dp_accounting's whole composition at its default grid (σ = 0.8, q = 0.01,
-    # T = 10⁶: 4.6 M points, 1.0 s → 2.5 s).
+    # (sweeps.steps.step_key) are composed in blocks (gaussdp.pld.blocks): they err about
+    # 15 times less than single steps on one grid. Plain blocks where the composition is
+    # plain, tilted ones where it is tilted: a tilted block's located errors count twice
+    # at every loss of a plain composition (σ = 7.6, q = 0.0017, T = 17,000 at δ = 1e-8
+    # then needed the tilted composition too), and composing every run in blocks tilted
+    # at once cost runs that dp_accounting does in 15 ms half as much again. Only where
+    # the composition is at most _BLOCKS_UP_TO_POINTS long: a second row of a longer one
+    # costs more than dp_accounting's whole composition at its default grid (σ = 0.8,
+    # q = 0.01, T = 10⁶: 4.6 M points, 1.0 s → 2.5 s).
     in_blocks = (
         kind == PESSIMISTIC
         and total_count >= pld_compose.TILT_FROM_COMPOSITIONS
@@ -107,7 +110,7 @@ def _compose_all(
         if kind == OPTIMISTIC:
             return 2
         if plain_first and floor is None:
-            return 2 if in_blocks else 1
+            return 1
         return 2 if pld_compose.needs_tilt(length, total_count, floor) else 1
 
     for index in indices:
@@ -142,10 +145,8 @@ def _compose_all(
                 cut = grids.PLAIN_DISCRETISATION_TAIL
             items = []
             for leaf, pair in losses.items():
-                blocked = (
-                    tilted
-                    and in_blocks
-                    and blocked_items(pair[index], spacing, counts[leaf], cut, longest)
+                blocked = in_blocks and blocked_items(
+                    pair[index], spacing, counts[leaf], cut, longest, tilted
                 )
                 items += blocked or [(discretise(pair[index], spacing, kind, cut), counts[leaf])]
             if tilted:

@@ -141,21 +141,32 @@ def _composition_rate(single: GridPLD, count: int, tail: float) -> float:
 
 
 @functools.lru_cache(maxsize=4)
-def _block(loss: PrivacyLoss, spacing: float, count: int, longest: int) -> GridPLD | None:
+def _block(
+    loss: PrivacyLoss, spacing: float, count: int, longest: int, cut: float | None
+) -> GridPLD | None:
     """The block of ``count`` steps' composition: :data:`BLOCK_STEPS` steps of ``loss``.
 
-    Discretised on spacing/:data:`FINER` (leaving the tilted composition's tail of
-    ``count`` steps beyond the grid, whatever the composition it joins: plain and
-    tilted compositions share it), composed tilted at :data:`_RATE_MARGIN` times the
-    Chernoff λ of ``count`` steps at the tail :data:`_RATE_TAIL` (:func:`_composition_rate`) and
-    put on ``spacing`` (:func:`regrid`). None where that composition would be longer
-    than ``longest`` points, or its window could not hold so steep a tilt.
+    ``cut`` None: for a tilted composition. Discretised on spacing/:data:`FINER`
+    (leaving the tilted composition's tail of ``count`` steps beyond the grid,
+    whatever the composition it joins: plain and tilted compositions share it),
+    composed tilted at :data:`_RATE_MARGIN` times the Chernoff λ of ``count`` steps at
+    the tail :data:`_RATE_TAIL` (:func:`_composition_rate`) and put on ``spacing``
+    (:func:`regrid`). Else for a plain composition: discretised leaving ``cut`` beyond
+    the grid and composed plain, so that its errors are one plain rounding allowance
+    of :data:`BLOCK_STEPS` steps (a plain composition counts an item's errors at every
+    loss: a tilted block's located ones, below its cut and decaying above it, count
+    twice there). None where that composition would be longer than ``longest``
+    points, or the window of a tilted one could not hold so steep a tilt.
     """
-    cut = tilted_discretisation_tail(count)
-    fine = discretise(loss, spacing / FINER, PESSIMISTIC, cut)
+    tilted = cut is None
+    fine = discretise(
+        loss, spacing / FINER, PESSIMISTIC, tilted_discretisation_tail(count) if tilted else cut
+    )
     plan = plan_composition([(fine, BLOCK_STEPS)])
     if plan.length > longest:
         return None
+    if not tilted:
+        return regrid(compose_many([(fine, BLOCK_STEPS)], plan=plan, tilt=False), FINER)
     # The block is tilted a little more steeply than the composition it joins will be:
     # its errors, relative to e^{−λ·loss} with its λ, stay small under the composition's
     # tilt (compose_many); tilted at its own tail they were 0.013 of ε at δ = 1e-11. (The
@@ -187,21 +198,24 @@ def blocked_items(
     count: int,
     cut: float,
     longest: int,
+    tilted: bool = True,
 ) -> list[tuple[GridPLD, int]] | None:
     """The items of ``count`` compositions of ``loss``: blocks and single steps on ``spacing``.
 
     ``count`` // :data:`BLOCK_STEPS` blocks (:func:`_block`, the last few kept) and
     the rest as steps discretised on ``spacing``, leaving ``cut`` beyond the grid.
-    The blocks lose at most 1e-20 of P-mass in all (the composition's floor aside); they
-    serve every tilt of the composition down to a tail of :data:`_RATE_TAIL` (below
-    it their errors weigh more, certified all the same), so that a report's tilts at
-    several tails share one block. None where ``count`` is below
+    ``tilted``: for a tilted composition. Its blocks lose at most 1e-20 of P-mass in all
+    (the composition's floor aside); they serve every tilt of the composition down to a
+    tail of :data:`_RATE_TAIL` (below it their errors weigh more, certified all the
+    same), so that a report's tilts at several tails share one block. Else the blocks
+    are composed plain, for a plain composition (:func:`_block`). None where ``count`` is below
     :data:`BLOCKS_FROM`, ``spacing`` not below :data:`BLOCKS_BELOW_SPACING`, or the
     block could not be made within ``longest`` points.
     """
     if count < BLOCKS_FROM or not spacing < BLOCKS_BELOW_SPACING:
         return None
-    block = _block(loss, spacing, count, longest)
+    # (a plain block is the same for every count: one cache entry)
+    block = _block(loss, spacing, count if tilted else 0, longest, None if tilted else cut)
     if block is None:
         return None
     blocks, rest = divmod(count, BLOCK_STEPS)
