@@ -579,6 +579,46 @@ def _optimistic_pair_of_curve(curve) -> AtomicLoss:
     return AtomicLoss.from_atoms(losses, p[keep], q[keep], infinity)
 
 
+def _interval_pairs(s, deltas, a, b) -> np.ndarray:
+    """The pairs (log s, δ_low(s)) of every interval [s_i, s_{i+1}], in order (see below).
+
+    On each interval δ_low is the largest of three lines: δ = δ_{i+1}, and the secants of
+    the intervals on either side, extended (where they exist). Its points: both ends,
+    then the crossings of the lines (0 with 1, 0 with 2, 1 with 2) strictly inside.
+    """
+    intervals = s.size - 1
+    index = np.arange(intervals)
+    # lines 0, 1, 2 of each interval: intercepts and slopes (an absent line is −∞, flat)
+    intercepts = np.full((intervals, 3), -np.inf)
+    slopes = np.zeros((intervals, 3))
+    present = np.zeros((intervals, 3), dtype=bool)
+    intercepts[:, 0], present[:, 0] = deltas[1:], True
+    left, right = index >= 1, index + 2 <= intervals
+    intercepts[left, 1], slopes[left, 1], present[left, 1] = a[:-1], b[:-1], True
+    intercepts[right, 2], slopes[right, 2], present[right, 2] = a[1:], b[1:], True
+    points = np.empty((intervals, 5))
+    valid = np.zeros((intervals, 5), dtype=bool)
+    points[:, 0], points[:, 1] = s[:-1], s[1:]
+    valid[:, :2] = True
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for column, (first, second) in enumerate(((0, 1), (0, 2), (1, 2)), start=2):
+            a1, b1 = intercepts[:, first], slopes[:, first]
+            a2, b2 = intercepts[:, second], slopes[:, second]
+            crossing = (a2 - a1) / (b1 - b2)
+            points[:, column] = crossing
+            valid[:, column] = (
+                present[:, first]
+                & present[:, second]
+                & (b1 != b2)
+                & (s[:-1] < crossing)
+                & (crossing < s[1:])
+            )
+        values = intercepts[:, :, None] + slopes[:, :, None] * points[:, None, :]
+        values = np.where(present[:, :, None], values, -np.inf)
+        low = np.max(values, axis=1)
+        return np.column_stack([np.log(points[valid]), low[valid]])
+
+
 def _optimistic_profile_curve(profile, pessimistic):
     """A curve above sup_ε f_{ε,δ(ε)}, from the ε at which ``pessimistic`` was built.
 
@@ -613,22 +653,8 @@ def _optimistic_profile_curve(profile, pessimistic):
     with np.errstate(divide="ignore", invalid="ignore"):
         b = np.diff(deltas) / np.diff(s)
         a = deltas[:-1] - b * s[:-1]
-    for i in range(n - 1):  # the interval [s_i, s_{i+1}]
-        lines = [(deltas[i + 1], 0.0)]  # monotone: δ ≥ δ_{i+1}
-        if i >= 1:
-            lines.append((a[i - 1], b[i - 1]))  # the secant on the left, extended
-        if i + 2 <= n - 1:
-            lines.append((a[i + 1], b[i + 1]))  # the secant on the right, extended
-        points = [s[i], s[i + 1]]
-        for j, (a1, b1) in enumerate(lines):
-            for a2, b2 in lines[j + 1 :]:
-                if b1 != b2:
-                    crossing = (a2 - a1) / (b1 - b2)
-                    if s[i] < crossing < s[i + 1]:
-                        points.append(crossing)
-        points = np.array(points)
-        low = np.max([a_ + b_ * points for a_, b_ in lines], axis=0)
-        pairs.append(np.column_stack([np.log(points), low]))
+    if n >= 2:
+        pairs.append(_interval_pairs(s, deltas, a, b))
     if n >= 2 and b[-1] < 0.0:  # beyond the last point: the last secant, down to δ = 0
         pairs.append(np.array([[math.log(-a[-1] / b[-1]), 0.0]]))
     else:
