@@ -35,6 +35,34 @@ def test_cartesian_product_last_list_fastest():
     ]  # fmt: skip
 
 
+def test_every_point_is_built_from_the_description_with_its_lists_kept():
+    # Points are built from a copy of the description with the swept lists left out (a
+    # copy per point of lists that grow with the grid made building every point
+    # quadratic); the grid keeps its lists, and each point gets its own values.
+    document = {
+        "sweep": {"deltas": [1e-5]},
+        "mechanism": [
+            {"type": "dpsgd", "noise_multiplier": [1.0, 2.0, 3.0], "sampling_probability": 0.01,
+             "steps": [10, 20]},
+            {"type": "gaussian", "sigma": [4.0, 5.0]},
+        ],
+    }  # fmt: skip
+    grid = read_grid(document)
+    assert grid.size == 12
+    assert grid.document["mechanism"][0]["noise_multiplier"] == [1.0, 2.0, 3.0]
+    assert grid.document["mechanism"][0]["steps"] == [10, 20]
+    assert grid.document["mechanism"][1]["sigma"] == [4.0, 5.0]
+    built = [grid.pipeline(point).mechanism for point in range(grid.size)]
+    expected = [
+        Composition([DPSGD(sigma, 0.01, steps), Gaussian(other)])
+        for sigma in (1.0, 2.0, 3.0)
+        for steps in (10, 20)
+        for other in (4.0, 5.0)
+    ]
+    assert built == expected
+    assert grid.document["mechanism"][1]["sigma"] == [4.0, 5.0]
+
+
 def test_path_text_and_dict_give_the_same_grid(tmp_path):
     path = tmp_path / "grid.toml"
     path.write_text(CIFAR)

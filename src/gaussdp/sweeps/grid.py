@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import functools
 import hashlib
 import itertools
 import json
@@ -207,6 +208,27 @@ def _set(document: dict, location: tuple, value: Any) -> None:
     target[location[-1]] = value
 
 
+def _without_lists(document: Any, locations: list[tuple]) -> Any:
+    """A deep copy of ``document`` with the field at each location set to None.
+
+    The swept lists are left out before copying, so that a copy per grid point costs the
+    size of the description, not of its lists (which grow with the grid: one deep copy
+    of them per point made building every point quadratic in the grid's size).
+    """
+    saved = []
+    for location in locations:
+        target = document
+        for key in location[:-1]:
+            target = target[key]
+        saved.append((target, location[-1], target[location[-1]]))
+        target[location[-1]] = None
+    try:
+        return copy.deepcopy(document)
+    finally:
+        for target, key, value in reversed(saved):
+            target[key] = value
+
+
 def _canonical(value: Any) -> Any:
     """JSON-ready and order-independent: floats as repr, dict keys sorted by json.dumps."""
     if isinstance(value, Mapping):
@@ -284,9 +306,14 @@ class SweepGrid:
         """``{column: value}`` of grid point ``point``."""
         return dict(zip(self.parameter_columns, self.values(point), strict=True))
 
+    @functools.cached_property
+    def _template(self) -> dict:
+        """The document with every swept field None (set per point by :meth:`pipeline`)."""
+        return _without_lists(self.document, [axis.location for axis in self.axes])
+
     def pipeline(self, point: int) -> m.Pipeline:
         """The pipeline of grid point ``point`` (validated by the mechanism classes)."""
-        document = copy.deepcopy(self.document)
+        document = copy.deepcopy(self._template)
         for axis, value in zip(self.axes, self.values(point), strict=True):
             _set(document, axis.location, value)
         return m.Pipeline.from_dict(document)
@@ -314,8 +341,9 @@ class SweepGrid:
             raise InvalidParameterError(f"{self.source}: {error}") from None
 
     def _validate_entry(self, entry: Any, place: str, axes: list[Axis], depth: int) -> None:
+        template = _without_lists(entry, [axis.location[depth:] for axis in axes])
         for values in itertools.product(*(axis.values for axis in axes)):
-            built = copy.deepcopy(entry)
+            built = copy.deepcopy(template)
             for axis, value in zip(axes, values, strict=True):
                 _set(built, axis.location[depth:], value)
             try:
