@@ -122,10 +122,10 @@ def _composed_length_estimate(
     # made a quarter of a 50 ms accounting).
     key = (tuple((pair[index], counts[leaf]) for leaf, pair in losses.items()), coarse, tail, plain)
     try:
-        length = _coarse_length(key)
-    except TypeError:  # a loss that cannot be hashed (arrays in its fields)
-        length = _coarse_length.__wrapped__(key)
-    return int(length * coarse / spacing)
+        hash(key)
+    except TypeError:  # a loss that cannot be hashed (arrays in its fields): not kept
+        return int(_coarse_length.__wrapped__(key) * coarse / spacing)
+    return int(_coarse_length(key) * coarse / spacing)
 
 
 @functools.lru_cache(maxsize=64)

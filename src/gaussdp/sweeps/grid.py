@@ -201,11 +201,15 @@ def _name_columns(axes: list[Axis]) -> list[Axis]:
     return named
 
 
-def _set(document: dict, location: tuple, value: Any) -> None:
-    target = document
+def _parent(document: Any, location: tuple) -> Any:
+    """The container that holds the field at ``location`` (its last key)."""
     for key in location[:-1]:
-        target = target[key]
-    target[location[-1]] = value
+        document = document[key]
+    return document
+
+
+def _set(document: dict, location: tuple, value: Any) -> None:
+    _parent(document, location)[location[-1]] = value
 
 
 def _without_lists(document: Any, locations: list[tuple]) -> Any:
@@ -217,9 +221,7 @@ def _without_lists(document: Any, locations: list[tuple]) -> Any:
     """
     saved = []
     for location in locations:
-        target = document
-        for key in location[:-1]:
-            target = target[key]
+        target = _parent(document, location)
         saved.append((target, location[-1], target[location[-1]]))
         target[location[-1]] = None
     try:
