@@ -554,3 +554,51 @@ def test_log_q_tails_against_mpmath():
     # γ = 1 (no subsampling): the inner loss's own tail, with no bottom to the loss
     whole = SubsampledLoss(gaussian, 1.0, "remove").log_q_above(xs)
     np.testing.assert_allclose(whole, gaussian.log_q_above(xs), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("offset", "spacing", "fill"),
+    [
+        (-40, 0.05, "random"),  # within 700 nats: one chunk
+        (-1200, 1.0, "random"),  # 2,500 nats: four chunks joined on the chunk's scale
+        (-100, 1.0, "tiny top"),  # the tail above a chunk below e^{-700} of its scale
+        (-1000, 1.0, "subnormal"),  # a mass of 5e-324 at the top
+    ],
+)
+def test_pessimistic_q_tails_are_certified_below_a_60_digit_sum(offset, spacing, fill):
+    """S_Q(j) = Σ_{i ≥ j} Q_i = Σ_{i ≥ j} P_i e^{−λ_i}, summed in chunks of 700 nats and
+    moved down by its error bound: never above the exact sum, and within 1e-11 of it
+    except where a subnormal term is left out (which only lowers it)."""
+    import mpmath as mp
+
+    from gaussdp.pld.grid import GridPLD
+
+    n = 2500  # the first and last masses positive: the profile keeps every atom
+    rng = np.random.default_rng(7)
+    if fill == "random":
+        p = rng.random(n) ** 8
+        p[rng.random(n) < 0.3] = 0.0
+    else:
+        p = np.zeros(n)
+        p[5:1400] = 1e-3
+        p[1400:] = 1e-300 if fill == "tiny top" else 0.0
+        p[2000:2100] = 0.0
+    p[0] = 0.5
+    p[-1] = {"random": 0.5, "tiny top": 1e-300, "subnormal": 5e-324}[fill]
+    pld = GridPLD(spacing, offset, p, None, infinity_mass=0.0, kind="pessimistic")
+    profile = profile_of(pld)
+    losses = np.asarray(profile.losses)
+    assert losses.size == n
+    first = 0
+    exact = mp.mpf(0)
+    with mp.workdps(60):
+        for j in range(losses.size - 1, -1, -1):
+            exact += mp.mpf(float(p[first + j])) * mp.exp(-mp.mpf(offset + first + j) * spacing)
+            computed = profile.log_tail_q[j]
+            if exact == 0:
+                assert computed == -np.inf
+                continue
+            ratio = mp.exp(mp.mpf(float(computed)) - mp.log(exact))
+            assert ratio <= 1, (j, ratio)
+            if not (fill == "subnormal" and j >= 1400):  # the subnormal term alone
+                assert ratio >= 1 - 1e-11, (j, ratio)

@@ -273,43 +273,70 @@ class Profile:
         return value + self.safe_side * _ROUNDING * max(abs(value), 1e-3) if value > 0 else value
 
 
-# Below this span of losses the Q-masses are summed as P_i·e^{l_max − l_i} ≤ e^700.
+# The Q-masses are summed in chunks of at most this span of losses, as P_i·e^{l_top − l_i} ≤ e^700.
 _SCALED_SPAN = 700.0
+_SMALLEST_NORMAL = float(np.finfo(float).tiny)
 
 
 def _log_grid_tail_q(p: np.ndarray, losses: np.ndarray, spacing: float) -> tuple[np.ndarray, float]:
     """log Σ_{i ≥ j} P_i e^{−l_i} on a uniform grid, and a bound on its relative error.
 
-    Where the losses span at most 700 nats, the terms are scaled by e^{l_max}
-    (P_i·e^{(n−1−i)h} ≤ e^700: no overflow, and the top atoms, which decide
-    the smallest false-positive rates, are exact) and summed by
-    :func:`gaussdp._numerics.suffix_sums`; the exponent (at most u·span), the
-    exponential and the product (a few u) add (span + 4)·u, and the final log
-    and shift :data:`gaussdp._numerics.LOG_ROUNDING`. Wider grids use the
-    recursion U_j = P_j + e^{−h}·U_{j+1} (``lfilter``), the sum being
-    e^{−l_j}·U_j; each step (a product, a sum of non-negative terms, the
-    rounded e^{−h}) adds at most a relative 3u, so that bound is
-    3(n + 2)·u, plus the log and shift.
+    The atoms are taken in chunks whose losses span at most 700 nats, from
+    the top (a grid within 700 nats is one chunk). Within a chunk ending at
+    atom b − 1 the terms are scaled by e^{l_{b−1}} (P_i·e^{(b−1−i)h} ≤ e^700:
+    no overflow, and the top atoms, which decide the smallest false-positive
+    rates, are exact) and summed by :func:`gaussdp._numerics.suffix_sums`
+    (relative error γ); the exponent (at most u·span), the exponential and
+    the product add (span + 4)·u. The chunk's sums join the tail above it in
+    log space, log T_j = log(S_j + T_b·e^{l_{b−1}}) − l_{b−1} (or, where T_b·e^{l_{b−1}}
+    is below e^{−700}, logaddexp(log S_j − l_{b−1}, log T_b)).
+
+    The rest, as absolute errors in log T (an absolute error a is a relative
+    error e^a − 1 in T): the log and the shift, :data:`LOG_ROUNDING` for
+    |log T| ≤ 745 and u more per nat of L, the largest |loss|, since
+    |log T| ≤ L + 745; and each join, 1-Lipschitz in the max norm of its
+    arguments, only its own rounding, at most (L + 755)·u (the scaled sum:
+    the exponent's rounding, at most 700u, the exponential and the sum, 2u). Over C chunks:
+    γ + (span + 4)·u + LOG_ROUNDING + L·u + (C − 1)(L + 755)·u.
+
+    A scaled term below the smallest normal double (a mass of 1e-320, say) is
+    left out: its product would be rounded to an absolute, not a relative,
+    2⁻¹⁰⁷⁵. The sums are then only *at most* (1 + bound) times the true ones,
+    one-sided: what the pessimistic profile, the only caller, needs (smaller
+    Q-tails mean larger δ(ε) and lower trade-off curves).
     """
     n = p.size
     u = UNIT_ROUNDOFF
     if n == 0:
         return np.array([-np.inf]), 0.0
-    top = float(losses[-1])
-    span = (n - 1) * spacing
-    if span <= _SCALED_SPAN:
-        scaled = p * np.exp((n - 1 - np.arange(n)) * spacing)
+    largest_loss = max(abs(float(losses[0])), abs(float(losses[-1])))
+    per_chunk = min(n, int(_SCALED_SPAN / spacing) + 1)  # (per_chunk − 1)·h ≤ 700
+    log_tail = np.empty(n + 1)
+    log_tail[n] = -np.inf
+    factors = np.exp((per_chunk - 1 - np.arange(per_chunk)) * spacing)
+    sum_error, chunks, stop = 0.0, 0, n
+    while stop > 0:
+        begin = max(stop - per_chunk, 0)
+        size = stop - begin
+        scaled = p[begin:stop] * factors[per_chunk - size :]
+        scaled[scaled < _SMALLEST_NORMAL] = 0.0  # a subnormal product is rounded too coarsely
         sums, error = suffix_sums(scaled)
+        sum_error = max(sum_error, error)
+        sums = sums[:size]
+        top = float(losses[stop - 1])
+        # The tail above, on this chunk's scale: T_b·e^{l_{b−1}} ≤ e^{−h}·Σ P ≤ 1.
+        above = float(log_tail[stop]) + top
+        if above > -_SCALED_SPAN:  # added on the chunk's scale (no underflow)
+            sums += math.exp(above)
         with np.errstate(divide="ignore"):
-            log_tail = np.log(sums) - top
-        return log_tail, error + (span + 4.0) * u * (1.0 + 1e-6) + LOG_ROUNDING
-    from scipy import signal  # only for grids spanning more than 700 nats
-
-    decay = math.exp(-spacing)
-    recursive = signal.lfilter([1.0], [1.0, -decay], p[::-1])[::-1]
-    with np.errstate(divide="ignore"):
-        log_tail = np.log(np.maximum(recursive, 0.0)) - losses
-    return np.concatenate([log_tail, [-np.inf]]), 3.0 * (n + 2) * u * (1.0 + 1e-6) + LOG_ROUNDING
+            chunk_log = np.log(sums) - top
+        if above <= -_SCALED_SPAN and chunks > 0:  # joined in log space
+            np.logaddexp(chunk_log, log_tail[stop], out=chunk_log)
+        log_tail[begin:stop] = chunk_log
+        chunks, stop = chunks + 1, begin
+    span = (per_chunk - 1) * spacing
+    log_error = (span + 4.0 + largest_loss + (chunks - 1) * (largest_loss + 755.0)) * u
+    return log_tail, (sum_error + log_error + LOG_ROUNDING) * (1.0 + 1e-6)
 
 
 def certify_tail_sums(
