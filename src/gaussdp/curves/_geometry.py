@@ -37,7 +37,6 @@ __all__ = [
     "upper_envelope",
 ]
 
-_VECTORISED_PASSES = 4
 # A middle point counts as on the chord of its neighbours when the two sides of
 # the orientation test agree to this relative precision (a few ulps): between
 # near-duplicate points the slope is rounding noise, and keeping such points
@@ -46,34 +45,67 @@ _VECTORISED_PASSES = 4
 _COLLINEAR = 8.0 * np.finfo(float).eps
 
 
+# Passes stop when at most 1/_CASCADE of the points are left to remove: what is left is
+# mostly a cascade (each removal exposing the next point, one per pass: 7,000 passes
+# on a curve of 1.8 M points), which Andrew's monotone chain finishes in one sweep.
+_CASCADE = 1000
+
+
+def _on_or_above_chord(xs, ys, before, middle, after, collinear) -> np.ndarray:
+    """Whether each middle point is on (up to rounding) or above its neighbours' chord."""
+    left = (xs[middle] - xs[before]) * (ys[after] - ys[before])
+    right = (ys[middle] - ys[before]) * (xs[after] - xs[before])
+    return left - right <= collinear * (np.abs(left) + np.abs(right))
+
+
 def _lower_hull_indices(x: np.ndarray, y: np.ndarray, collinear: float = 0.0) -> np.ndarray:
     """Indices of the lower convex hull vertices of (x_i, y_i), ordered by x.
 
-    For repeated x only the smallest y can be a vertex. Vectorised passes
-    first drop points on or above the segment joining their neighbours (no
-    two neighbours in one pass, so each removal is justified by points that
-    stay), then Andrew's monotone chain finishes the job.
+    For repeated x only the smallest y can be a vertex. The points, sorted by
+    x, form a chain from which every point on (up to rounding) or above the
+    segment joining its two neighbours is removed, in passes: the chain only
+    moves down, so every removed point stays above it, and a chain that turns
+    left at every point is convex, hence the lower hull. After the first pass
+    a pass checks only the points whose neighbours changed (the chain is a
+    doubly linked list over the sorted points). It removes every other point
+    of a run of neighbours to remove, never two neighbours at once: with
+    (near-)collinear twins each could sit on the chord through the other, and
+    both would vanish. Andrew's monotone chain (:func:`_monotone_chain`)
+    finishes the few points the passes leave.
     """
     order = np.lexsort((y, x))
     first = np.ones(order.size, dtype=bool)
     first[1:] = x[order[1:]] != x[order[:-1]]
     index = order[first]
-    for _ in range(_VECTORISED_PASSES):
-        if index.size < 3:
-            return index
-        xs, ys = x[index], y[index]
-        left = (xs[1:-1] - xs[:-2]) * (ys[2:] - ys[:-2])
-        right = (ys[1:-1] - ys[:-2]) * (xs[2:] - xs[:-2])
-        # The middle point is on (up to rounding) or above the chord.
-        interior_bad = left - right <= collinear * (np.abs(left) + np.abs(right))
-        if not np.any(interior_bad):
-            return index
-        # Never drop two neighbours at once: with (near-)collinear twins each
-        # could sit on the chord through the other, and both would vanish.
-        interior_bad[1:] &= ~interior_bad[:-1]
-        keep = np.ones(index.size, dtype=bool)
-        keep[1:-1] = ~interior_bad
-        index = index[keep]
+    size = index.size
+    if size < 3:
+        return index
+    xs, ys = x[index], y[index]
+    whole = slice(None, -2), slice(1, -1), slice(2, None)
+    bad = np.flatnonzero(_on_or_above_chord(xs, ys, *whole, collinear)) + 1
+    before = np.arange(-1, size - 1)  # the chain's previous and next alive points
+    after = np.arange(1, size + 1)
+    alive = np.ones(size, dtype=bool)
+    while bad.size * _CASCADE > size:
+        # Runs of neighbours (positions are sorted): remove their 1st, 3rd, … points.
+        continues = np.zeros(bad.size, dtype=bool)
+        continues[1:] = before[bad[1:]] == bad[:-1]
+        run_start = np.maximum.accumulate(np.where(continues, 0, np.arange(bad.size)))
+        removed = bad[(np.arange(bad.size) - run_start) % 2 == 0]
+        a, b = before[removed], after[removed]
+        after[a], before[b] = b, a  # no two removed points are neighbours
+        alive[removed] = False
+        # To check again: the removed points' neighbours (the bad points kept are among
+        # them), never the two ends.
+        changed = np.sort(np.concatenate((a, b)))
+        changed = changed[(changed > 0) & (changed < size - 1)]
+        changed = changed[np.flatnonzero(np.diff(changed, prepend=-1))]
+        bad = changed[
+            _on_or_above_chord(xs, ys, before[changed], changed, after[changed], collinear)
+        ]
+    index = index[alive]
+    if bad.size == 0:
+        return index
     return index[_monotone_chain(x[index], y[index], collinear)]
 
 
@@ -82,40 +114,50 @@ def _monotone_chain(xs: np.ndarray, ys: np.ndarray, collinear: float) -> np.ndar
 
     Where three consecutive points already turn left, the chain appends the
     third without popping whenever the first two are the top of its stack; so
-    the loop runs point by point only at the (few, after the vectorised
-    passes) points that do not turn left, and appends the runs between them
-    whole. The orientation test is the same expression on the same floats,
-    so the hull is the plain chain's.
+    the loop runs point by point only at the (few, after the passes) points
+    that do not turn left, and appends the runs between them whole. The stack
+    is held as runs of consecutive positions. The orientation test is the
+    same expression on the same floats, so the hull is the plain chain's.
     """
     n = xs.size
-    left = (xs[1:-1] - xs[:-2]) * (ys[2:] - ys[:-2])
-    right = (ys[1:-1] - ys[:-2]) * (xs[2:] - xs[:-2])
-    turns_left = left - right > collinear * (np.abs(left) + np.abs(right))
+    turns_left = ~_on_or_above_chord(
+        xs, ys, slice(None, -2), slice(1, -1), slice(2, None), collinear
+    )
     # Position j of the sorted points may be appended in a run if (j−2, j−1, j) turns
     # left; ``stops`` are the positions where that fails.
-    stops = np.flatnonzero(~turns_left) + 2
-    stops = np.append(stops, n).tolist()
-    x_list, y_list = xs.tolist(), ys.tolist()
-    hull: list[int] = []
+    stops = np.append(np.flatnonzero(~turns_left) + 2, n).tolist()
+    runs: list[list[int]] = []  # the stack: runs [start, end) of consecutive positions
+    count = 0
     position, next_stop = 0, 0
     while position < n:
-        xi, yi = x_list[position], y_list[position]
-        while len(hull) >= 2:
-            x1, y1, x2, y2 = x_list[hull[-2]], y_list[hull[-2]], x_list[hull[-1]], y_list[hull[-1]]
+        xi, yi = float(xs[position]), float(ys[position])
+        while count >= 2:
+            top = runs[-1][1] - 1
+            second = top - 1 if runs[-1][1] - runs[-1][0] >= 2 else runs[-2][1] - 1
+            x1, y1, x2, y2 = float(xs[second]), float(ys[second]), float(xs[top]), float(ys[top])
             left_side = (x2 - x1) * (yi - y1)
             right_side = (y2 - y1) * (xi - x1)
             if left_side - right_side > collinear * (abs(left_side) + abs(right_side)):
                 break
-            hull.pop()
-        hull.append(position)
-        position += 1
-        if len(hull) >= 2 and hull[-2] == position - 2:
+            runs[-1][1] -= 1  # pop
+            if runs[-1][1] == runs[-1][0]:
+                runs.pop()
+            count -= 1
+        end = position + 1
+        if count >= 1 and runs[-1][1] == position:
+            runs[-1][1] = end
+        else:
+            runs.append([position, end])
+        count += 1
+        position = end
+        if runs[-1][1] - runs[-1][0] >= 2:  # the top two are position − 2, position − 1
             while stops[next_stop] < position:
                 next_stop += 1
-            end = stops[next_stop]  # positions [position, end) turn left after the top two
-            hull.extend(range(position, end))
-            position = max(position, end)
-    return np.array(hull, dtype=int)
+            end = max(position, stops[next_stop])  # [position, end) turn left after them
+            count += end - position
+            runs[-1][1] = end
+            position = end
+    return np.concatenate([np.arange(start, end) for start, end in runs])
 
 
 def lower_hull(x, y) -> tuple[np.ndarray, np.ndarray]:
