@@ -231,6 +231,12 @@ def test_meaningful_edges():
         (lambda: gdp.from_pure_dp(-1), "epsilon must be in"),
         (lambda: GaussianDP(-0.1), "mu must be in"),
         (lambda: gdp.delta("abc", 1.0), "mu must be a real number"),
+        # Python numbers take a fast path; its edges give the same errors
+        (lambda: gdp.from_gaussian(0), r"sigma must be in \(0, inf\], got 0.0"),
+        (lambda: gdp.epsilon(1.0, 2), r"delta must be in \[0, 1\], got 2.0"),
+        (lambda: gdp.delta(-math.inf, 1.0), r"mu must be in \[0, inf\], got -inf"),
+        (lambda: gdp.delta(10**400, 1.0), "mu must be a real number of magnitude at most"),
+        (lambda: gdp.delta(True, -1), r"epsilon must be in \[0, inf\], got -1.0"),
     ],
 )
 def test_bad_input_names_parameter_and_range(call, message):

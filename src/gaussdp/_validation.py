@@ -62,20 +62,31 @@ def check_real(
     InvalidParameterError
         Naming ``name``, the first offending value and the allowed range.
     """
+    if type(value) is float or (type(value) is int and abs(value) < 2**1023):  # the common case
+        number = float(value)  # (without numpy's overhead: 0.3 µs against 13)
+        above = number > low if low_open else number >= low
+        if above and (number < high if high_open else number <= high):  # False for nan
+            return np.array(number)
     try:
         array = np.asarray(value, dtype=float)
+    except OverflowError:
+        raise InvalidParameterError(
+            f"{name} must be a real number of magnitude at most 1.79769e+308 (a double), "
+            "got a larger integer"
+        ) from None
     except (TypeError, ValueError):
         raise InvalidParameterError(
             f"{name} must be a real number or an array of real numbers, got {value!r}"
         ) from None
-    allowed = _format_range(low, high, low_open, high_open)
     nan = np.isnan(array)
     if np.any(nan):
+        allowed = _format_range(low, high, low_open, high_open)
         raise InvalidParameterError(f"{name} must be in {allowed}, got nan")
     with np.errstate(invalid="ignore"):
         bad = (array <= low) if low_open else (array < low)
         bad = bad | ((array >= high) if high_open else (array > high))
     if np.any(bad):
+        allowed = _format_range(low, high, low_open, high_open)
         raise InvalidParameterError(
             f"{name} must be in {allowed}, got {_first_offender(array, bad)}"
         )
