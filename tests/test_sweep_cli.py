@@ -187,29 +187,41 @@ def assert_every_point_once(output, size):
     assert sorted(int(row["point"]) for row in rows) == list(range(size))
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
-def test_ctrl_c_leaves_whole_lines_and_the_next_run_resumes(tmp_path, workers):
-    grid = tmp_path / "grid.toml"
-    grid.write_text(INTERRUPTED_GRID)
-    output = tmp_path / "results.csv"
-    command = sweep_command(grid, output, workers)
+def _interrupt_after(command, output, lines):
+    """Run the sweep, send it Ctrl-C once the file has ``lines`` lines; its stderr lines."""
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     try:
-        wait_for_lines(process, output, 3)
+        wait_for_lines(process, output, lines)
     finally:
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=120)
-    text = output.read_text()
-    # 78 points were left when the signal was sent (seconds of work): it must interrupt.
     assert process.returncode == 130, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("gaussdp: interrupted"), err
-    assert text.endswith("\n") and 3 <= len(text.splitlines()) <= INTERRUPTED_POINTS
-    done = len(text.splitlines()) - 1
-    resumed = subprocess.run(command, capture_output=True, text=True, check=False)
+    return err.strip().splitlines()
+
+
+def test_ctrl_c_leaves_whole_lines_and_the_next_run_resumes(tmp_path):
+    # One worker, then a pool of two that resumes and is interrupted in turn, then a run
+    # to the end: each run continues the file (one test, so that the grid's seconds of
+    # work are done once).
+    grid = tmp_path / "grid.toml"
+    grid.write_text(INTERRUPTED_GRID)
+    output = tmp_path / "results.csv"
+    done = 0
+    for workers in ("1", "2"):
+        lines = _interrupt_after(sweep_command(grid, output, workers), output, done + 3)
+        assert len(lines) == 1 and lines[0].startswith("gaussdp: interrupted"), lines
+        text = output.read_text()
+        rows = list(csv.DictReader(io.StringIO(text)))
+        # Dozens of points were left when the signal was sent (seconds of work).
+        assert text.endswith("\n") and done + 2 <= len(rows) < INTERRUPTED_POINTS, workers
+        points = [int(row["point"]) for row in rows]
+        assert len(set(points)) == len(points), "a point written twice"
+        done = len(rows)
+    resumed = subprocess.run(
+        sweep_command(grid, output, "2"), capture_output=True, text=True, check=False
+    )
     assert resumed.returncode == 0, resumed.stderr
     assert_every_point_once(output, INTERRUPTED_POINTS)
-    assert done < INTERRUPTED_POINTS
 
 
 def _children(pid):
