@@ -22,7 +22,7 @@ def _high_precision():
 
 
 # Test modules that import a heavy peer: torch with Opacus (5 s), jax with jax_privacy
-# (2.4 s). The fixture's tests in test_matrix.py import jax_privacy too.
+# (2.4 s); in other modules, the tests named after jax_privacy (test_matrix.py) too.
 _TORCH_MODULES = (
     "test_audit_dpsgd.py",
     "test_interop_opacus.py",
@@ -38,7 +38,7 @@ def _start_order(item) -> int:
         return 0
     if name in _TORCH_MODULES:
         return 1
-    if name in _JAX_MODULES or "jax_privacy_sensitivity" in fixtures:
+    if name in _JAX_MODULES or "jax_privacy" in item.name:
         return 2
     return 3
 
