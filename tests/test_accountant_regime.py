@@ -8,6 +8,7 @@ tests/contour_reference.py).
 """
 
 import functools
+import itertools
 import math
 import re
 import warnings
@@ -608,3 +609,23 @@ def test_coarse_grids_follow_the_accuracy_continuously_so_fewer_steps_never_cost
         for steps in (3680, 3690, 3691, 3700)
     ]
     assert uppers == sorted(uppers)
+
+
+@pytest.mark.parametrize(
+    ("sigma", "q", "steps", "delta"),
+    [
+        (3.5642052646517, 0.0017, 5_000, 3e-9),  # single steps
+        (8.4238656774171, 0.0017, 17_000, 1e-8),  # in blocks, composed plain first
+    ],
+)
+def test_the_upper_bound_does_not_jump_up_with_more_noise_at_the_tilt_threshold(
+    sigma, q, steps, delta
+):
+    """Where more noise takes the plain allowance's cost below its budget (a tenth of the
+    accuracy) the upper bound stops being tilted. It used to jump up there by about that
+    budget (5.0e-6 and 4.97e-6 of ε between σ − 4e-15 and σ); now it moves continuously
+    from the tilted bound to the plain one, and falls with σ up to rounding (1e-7)."""
+    sigmas = [sigma - 1e-6, sigma - 4e-15, sigma, sigma + 4e-15, sigma + 1e-6]
+    uppers = [g.account(g.DPSGD(s, q, steps)).epsilon_bounds(delta)[1] for s in sigmas]
+    for before, after in itertools.pairwise(uppers):
+        assert after <= before * (1 + 1e-7), uppers
