@@ -35,8 +35,9 @@ def normal_quantile_of_complement(alpha):
 
     Newton's method on log Φ(−x) − log α from scipy's value (a handful of steps
     at 50 digits), then the root is *checked*: the function's signs at x ∓ w,
-    w = 1e-40·(1 + |x|), must show that [x − w, x + w] holds it. Where they do
-    not (or scipy has no value), plain bisection on [−100, 100] decides.
+    w = 1e10·ε·(1 + |x|) for ε the working precision's (1e-40 at 50 digits), must
+    show that [x − w, x + w] holds it. Where they do not (or scipy has no value),
+    plain bisection on [−100, 100] decides.
     """
     alpha = mpmath.mpf(alpha)
     log_alpha = mpmath.log(alpha)
@@ -54,9 +55,9 @@ def normal_quantile_of_complement(alpha):
         for _ in range(30):  # d/dx log Φ(−x) = −φ(x)/Φ(−x)
             step = excess(x) * mpmath.ncdf(-x) / mpmath.npdf(x)
             x += step
-            if abs(step) < mpmath.mpf("1e-45") * (1 + abs(x)):
+            if abs(step) < 1e5 * mpmath.mp.eps * (1 + abs(x)):
                 break
-        width = mpmath.mpf("1e-40") * (1 + abs(x))
+        width = 1e10 * mpmath.mp.eps * (1 + abs(x))
         if excess(x - width) > 0 > excess(x + width):  # log Φ(−x) decreases in x
             return x
     return bisect(excess, -100, 100)
