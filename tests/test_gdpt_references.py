@@ -109,7 +109,7 @@ def laplace_delta_integral(epsilon, epsilon0):
 
 
 def solve_mu(epsilon, delta, iterations=200):
-    """μ with δ_μ(ε) = δ, by bisection on log μ (δ ∈ (0, 1))."""
+    """μ with δ_μ(ε) = δ, a root in log μ (δ ∈ (0, 1); references.bracketed_root)."""
     delta = mpmath.mpf(delta)
     if delta <= 0:
         return mpmath.mpf(0)
@@ -120,7 +120,9 @@ def solve_mu(epsilon, delta, iterations=200):
         value = gaussian_delta(mpmath.exp(log_mu), epsilon)
         return (mpmath.log(value) if value > 0 else mpmath.mpf(-(10**9))) - log_delta
 
-    return mpmath.exp(references.bisect(excess, mpmath.log("1e-12"), mpmath.log(60), iterations))
+    return mpmath.exp(
+        references.bracketed_root(excess, mpmath.log("1e-12"), mpmath.log(60), iterations)
+    )
 
 
 def solve_mu_near(epsilon, delta, start):
@@ -149,7 +151,9 @@ def solve_mu_from_log(epsilon, log_delta, iterations=200):
     def excess(log_mu):
         return mpmath.log(gaussian_delta(mpmath.exp(log_mu), epsilon)) - log_delta
 
-    return mpmath.exp(references.bisect(excess, mpmath.log("1e-3"), mpmath.log(60), iterations))
+    return mpmath.exp(
+        references.bracketed_root(excess, mpmath.log("1e-3"), mpmath.log(60), iterations)
+    )
 
 
 def gdpt(delta_function, epsilon, iterations=200):
