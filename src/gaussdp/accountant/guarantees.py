@@ -342,7 +342,6 @@ class ProfileGuarantee(_Guarantee):
 
         The default tilt first; where its allowance still decides, one for δ's decade
         (unless that is within a decade of the default's, which then serves as well).
-
         """
         computed = self._computed_without_allowances(delta)
         decade = 10.0 ** math.floor(math.log10(delta))

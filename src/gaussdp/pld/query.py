@@ -292,12 +292,14 @@ def _log_grid_tail_q(p: np.ndarray, losses: np.ndarray, spacing: float) -> tuple
     is below e^{−700}, logaddexp(log S_j − l_{b−1}, log T_b)).
 
     The rest, as absolute errors in log T (an absolute error a is a relative
-    error e^a − 1 in T): the log and the shift, :data:`LOG_ROUNDING` for
+    error e^a − 1 in T): each chunk's log and shift, :data:`LOG_ROUNDING` for
     |log T| ≤ 745 and u more per nat of L, the largest |loss|, since
-    |log T| ≤ L + 745; and each join, 1-Lipschitz in the max norm of its
-    arguments, only its own rounding, at most (L + 755)·u (the scaled sum:
-    the exponent's rounding, at most 700u, the exponential and the sum, 2u). Over C chunks:
-    γ + (span + 4)·u + LOG_ROUNDING + L·u + (C − 1)(L + 755)·u.
+    |log T| ≤ L + 745. A join inherits the error of the tail above (the sum of
+    two positive terms, or logaddexp, 1-Lipschitz in the max norm of its
+    arguments) and adds its own rounding, at most (L + 755)·u (on the chunk's
+    scale: the exponent's, at most 700u, the exponential's and the sum's),
+    then the chunk's log and shift. Over C chunks:
+    γ + (span + 4)·u + C·(LOG_ROUNDING + L·u) + (C − 1)(L + 755)·u.
 
     A scaled term below the smallest normal double (a mass of 1e-320, say) is
     left out: its product would be rounded to an absolute, not a relative,
@@ -335,8 +337,9 @@ def _log_grid_tail_q(p: np.ndarray, losses: np.ndarray, spacing: float) -> tuple
         log_tail[begin:stop] = chunk_log
         chunks, stop = chunks + 1, begin
     span = (per_chunk - 1) * spacing
-    log_error = (span + 4.0 + largest_loss + (chunks - 1) * (largest_loss + 755.0)) * u
-    return log_tail, (sum_error + log_error + LOG_ROUNDING) * (1.0 + 1e-6)
+    log_error = chunks * (LOG_ROUNDING + largest_loss * u)
+    log_error += (span + 4.0 + (chunks - 1) * (largest_loss + 755.0)) * u
+    return log_tail, (sum_error + log_error) * (1.0 + 1e-6)
 
 
 def certify_tail_sums(
