@@ -5,6 +5,7 @@ are exactly μ-GDP with μ = √T/σ), the Laplace trade-off curve in closed for
 (Dong, Roth & Su 2022, Example of §2), and dp_accounting's PLD accountant.
 """
 
+import dataclasses
 import functools
 import math
 
@@ -471,3 +472,27 @@ def test_a_failure_probability_cap_below_the_accountants_floor_names_the_cap():
         calibrate.noise_multiplier(
             Mu(1.0, max_delta_tail=1e-40), sampling_probability=0.01, steps=1000
         )
+
+
+@dataclasses.dataclass(frozen=True)
+class _CoarseReadsTwice(calibrate.EpsilonDelta):
+    """ε at δ, read twice as large on the search's coarse grid (1e-3) as it is."""
+
+    def measure(self, accounting):
+        epsilon = super().measure(accounting)
+        coarse = accounting.grid_spacing is not None and accounting.grid_spacing >= 1e-3
+        return 2.0 * epsilon if coarse else epsilon
+
+
+def test_a_low_end_the_coarse_grid_fails_but_the_default_meets_is_bracketed_again():
+    # The automatic bracket's low end is checked with the default accountant only where
+    # the coarse one is within 1% of the target; where the default one meets the target
+    # there after all, the search brackets again with that end checked. Here the coarse
+    # measure is made twice the default one, so the coarse bracket is far too low.
+    plain = calibrate.noise_multiplier((1.0, 1e-5), sampling_probability=0.01, steps=1000)
+    skewed = calibrate.noise_multiplier(
+        _CoarseReadsTwice(1.0, 1e-5), sampling_probability=0.01, steps=1000
+    )
+    assert skewed.value == pytest.approx(plain.value, rel=2e-4)
+    assert account(DPSGD(skewed.value, 0.01, 1000)).epsilon(1e-5) <= 1.0
+    assert account(DPSGD(skewed.failing_value, 0.01, 1000)).epsilon(1e-5) > 1.0
