@@ -496,3 +496,20 @@ def test_a_low_end_the_coarse_grid_fails_but_the_default_meets_is_bracketed_agai
     assert skewed.value == pytest.approx(plain.value, rel=2e-4)
     assert account(DPSGD(skewed.value, 0.01, 1000)).epsilon(1e-5) <= 1.0
     assert account(DPSGD(skewed.failing_value, 0.01, 1000)).epsilon(1e-5) > 1.0
+
+
+def test_a_regret_cap_is_searched_on_the_condition_that_binds():
+    # Near the answer only the regret fails (μ is below its target): the search reads
+    # how far the regret is from its cap, not μ's distance to its target (on which it
+    # bisected: 24 accountings, 11 of them with the default accountant).
+    target = Mu(0.5, max_regret=0.01)
+    for sigma in (1.5, 1.88, 1.9, 3.0):
+        accounting = account(DPSGD(sigma, 0.05, 100))
+        excess = target.relative_excess(accounting)
+        assert (excess <= 0) == target.is_met(accounting), sigma
+    result = calibrate.noise_multiplier(target, sampling_probability=0.05, steps=100)
+    values = result.report_values()
+    assert values["regret"] <= 0.01 < values["failing_regret"]
+    assert result.failing_value < result.value <= result.failing_value * (1 + 1e-5)
+    assert result.evaluations <= 17
+    assert Mu(0.5).relative_excess(accounting) is None  # μ alone: μ against its target

@@ -209,7 +209,10 @@ class _Evaluator:
 
     def excess(self, x, phase: str) -> float:
         """> 0 where the target fails, ≤ 0 where it is met (for the root finder)."""
-        met, value, _ = self(x, phase)
+        met, value, accounting = self(x, phase)
+        relative = self.target.relative_excess(accounting)
+        if relative is not None and not math.isnan(relative):
+            return min(relative, 0.0) if met else max(relative, 1e-300)
         threshold = self.target.threshold()
         if value is None or threshold is None:
             return -1.0 if met else 1.0
