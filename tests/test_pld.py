@@ -589,11 +589,10 @@ def test_pessimistic_q_tails_are_certified_below_a_60_digit_sum(offset, spacing,
     profile = profile_of(pld)
     losses = np.asarray(profile.losses)
     assert losses.size == n
-    first = 0
     exact = mp.mpf(0)
-    with mp.workdps(60):
-        for j in range(losses.size - 1, -1, -1):
-            exact += mp.mpf(float(p[first + j])) * mp.exp(-mp.mpf(offset + first + j) * spacing)
+    with mp.workdps(60):  # the losses (offset + j)·h exactly, h the double given
+        for j in range(n - 1, -1, -1):
+            exact += mp.mpf(float(p[j])) * mp.exp(-mp.mpf(offset + j) * spacing)
             computed = profile.log_tail_q[j]
             if exact == 0:
                 assert computed == -np.inf
