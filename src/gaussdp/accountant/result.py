@@ -76,7 +76,7 @@ class Accounting:
     caveats: tuple[str, ...] = ()
     _as_if_poisson: Callable[[], Accounting | None] | None = field(default=None, repr=False)
     _on_accuracy_grid: Callable[[], Accounting | None] | None = field(default=None, repr=False)
-    _reports: dict = field(default_factory=dict, repr=False, compare=False)
+    _reports: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # A guarantee that is exactly μ-GDP says so itself (closed_form_mu); the result
