@@ -541,19 +541,3 @@ def test_the_upper_floor_is_each_directions_best():
     assert below_fresh[1] == below_asked[1] == math.inf
     assert below_asked[0] == pytest.approx(below_fresh[0], rel=1e-6)
     assert below_asked[0] > 6.5
-
-
-def test_a_report_is_computed_once_per_set_of_options():
-    """Accounting.gdp() keeps its reports (a μ target's calibration asked each accounting
-    for one twice, 150-230 ms each): the same options, however spelt, give the same
-    report; others a report of their own, equal to what a fresh accounting reports."""
-    accounting = g.account(g.DPSGD(1.2, 0.01, 200))
-    report = accounting.gdp(deltas=[1e-5, 1e-6])
-    assert accounting.gdp(deltas=(1e-5, 1e-6)) is report
-    assert accounting.gdp(deltas=np.array([1e-5, 1e-6])) is report
-    other = accounting.gdp(deltas=[1e-5, 1e-6], delta_tail=1e-9)
-    assert other is not report and other.delta_tail == 1e-9
-    fresh = g.account(g.DPSGD(1.2, 0.01, 200)).gdp(deltas=[1e-5, 1e-6], delta_tail=1e-9)
-    assert (other.mu, other.regret) == (fresh.mu, fresh.regret)
-    with pytest.raises(g.InvalidParameterError, match="deltas"):
-        accounting.gdp(deltas=["x"])  # not kept, and refused as before

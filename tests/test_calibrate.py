@@ -513,3 +513,27 @@ def test_a_regret_cap_is_searched_on_the_condition_that_binds():
     assert result.failing_value < result.value <= result.failing_value * (1 + 1e-5)
     assert result.evaluations <= 17
     assert Mu(0.5).relative_excess(accounting) is None  # μ alone: μ against its target
+
+
+def test_a_mu_target_reads_each_accountings_report_once(monkeypatch):
+    # The search asks a μ target for its measure, then whether it is met: one report
+    # (150-230 ms at σ = 0.8, q = 0.01, T = 1,000), kept weakly with the accounting.
+    import gc
+    import weakref
+
+    from gaussdp import Accounting
+
+    made = []
+    gdp = Accounting.gdp
+    monkeypatch.setattr(Accounting, "gdp", lambda self, **o: made.append(o) or gdp(self, **o))
+    target = Mu(1.0, max_delta_tail=1e-9)
+    accounting = account(DPSGD(1.2, 0.01, 200))
+    value = target.measure(accounting)
+    assert target.is_met(accounting, value) == (value <= 1.0)
+    target.unmet_conditions(accounting)
+    assert made == [{"delta_tail": 1e-9}]
+    assert Mu(1.0).measure(accounting) >= 0 and len(made) == 2  # another failure probability
+    gone = weakref.ref(accounting)
+    del accounting
+    gc.collect()
+    assert gone() is None  # the values kept do not keep it

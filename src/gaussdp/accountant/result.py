@@ -76,7 +76,6 @@ class Accounting:
     caveats: tuple[str, ...] = ()
     _as_if_poisson: Callable[[], Accounting | None] | None = field(default=None, repr=False)
     _on_accuracy_grid: Callable[[], Accounting | None] | None = field(default=None, repr=False)
-    _reports: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # A guarantee that is exactly μ-GDP says so itself (closed_form_mu); the result
@@ -330,9 +329,7 @@ class Accounting:
 
         Delegates to :func:`gaussdp.report.report` (Gomez et al. 2025, §4);
         ``options`` are its keyword arguments (``deltas``, ``delta_tail``,
-        ``title``). Returns a :class:`gaussdp.report.Report`, computed once per
-        set of options and kept (a report costs more than the bounds; a μ
-        target's calibration asked each accounting for it twice).
+        ``title``). Returns a :class:`gaussdp.report.Report`.
 
         Examples
         --------
@@ -341,34 +338,10 @@ class Accounting:
         >>> r.mu, r.regret, r.tier
         (2.0, 0.0, 1)
         """
-        key = _report_key(options)
-        if key is not None and key in self._reports:
-            return self._reports[key]
         # gaussdp.report.core builds a report from an Accounting's public members and
         # imports nothing of the accountant: this import runs downwards. It is made here,
         # on first use, because loading gaussdp.report also loads gaussdp.report.entry,
         # which accounts mechanisms with this module.
         from gaussdp.report.core import from_accounting
 
-        report = from_accounting(self, **options)
-        if key is not None:
-            self._reports[key] = report
-        return report
-
-
-def _report_key(options: dict) -> tuple | None:
-    """The options of :meth:`Accounting.gdp` as a key (``deltas`` as floats), or None.
-
-    None where a value cannot be a key (the report is then computed again, and
-    refuses what it must).
-    """
-    try:
-        items = []
-        for name, value in sorted(options.items()):
-            if name == "deltas" and value is not None and not isinstance(value, (str, bytes)):
-                value = tuple(float(v) for v in np.atleast_1d(np.asarray(value, dtype=float)))
-            hash(value)
-            items.append((name, value))
-    except (TypeError, ValueError):
-        return None
-    return tuple(items)
+        return from_accounting(self, **options)
