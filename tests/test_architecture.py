@@ -144,12 +144,14 @@ def test_a_description_names_its_own_type_to_be_registered():
 
 
 def test_importing_gaussdp_leaves_out_what_few_calls_need():
-    """scipy.linalg (one dense matrix strategy's error, 40-60 ms) and scipy.signal (used
-    by nothing since the Q-tails are summed in chunks, 0.66 s) are not imported by
-    ``import gaussdp``: every command, sweep worker and test worker starts with it."""
+    """scipy.linalg (one dense matrix strategy's error, 40-60 ms), scipy.signal (used by
+    nothing since the Q-tails are summed in chunks, 0.66 s) and scipy.fft (random
+    allocation's transforms, 40 ms) are not imported by ``import gaussdp``: every
+    command, sweep worker and test worker starts with it."""
     code = (
         "import sys, gaussdp\n"
-        "print(sorted(m for m in ('scipy.linalg', 'scipy.signal') if m in sys.modules))"
+        "print(sorted(m for m in ('scipy.linalg', 'scipy.signal', 'scipy.fft') "
+        "if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

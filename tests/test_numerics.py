@@ -120,3 +120,12 @@ def test_union_of_independent_against_mpmath(items):
     assert up == pytest.approx(exact, rel=1e-11) and down == pytest.approx(exact, rel=1e-11)
     assert _numerics.union_of_independent([*items, (1.0, 1)], upward=False) == 1.0
     assert _numerics.union_of_independent([(0.0, 5)], upward=True) == 0.0
+
+
+def test_next_fast_length_is_scipys_real_fft_length():
+    from scipy.fft import next_fast_len
+
+    rng = np.random.default_rng(5)
+    sizes = [*range(1, 3000), *rng.integers(1, 2**40, 3000).tolist(), 2**47 + 1]
+    ours = [_numerics.next_fast_length(n) for n in sizes]
+    assert ours == [next_fast_len(n, real=True) for n in sizes]

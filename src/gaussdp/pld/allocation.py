@@ -109,10 +109,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import fft as scipy_fft
 
 from gaussdp import mechanisms as m
-from gaussdp._numerics import log_sum_exp_rows
+from gaussdp._numerics import log_sum_exp_rows, next_fast_length
 from gaussdp._validation import InvalidParameterError
 from gaussdp.pld.allocation_above import (
     BLOCK_WIDTH,
@@ -288,6 +287,8 @@ def _laws(
     whole number of the first block's cells) and the outcomes with one
     coordinate above it apart (:func:`~gaussdp.pld.allocation_above.one_above_laws`).
     """
+    from scipy import fft as scipy_fft  # here: 40 ms that `import gaussdp` need not pay
+
     coordinate_top = split
     if split is None:
         coordinate_top = coordinate.top(steps, COORDINATE_TAIL if shifted == 1 else _LOWER_TAIL)
@@ -306,7 +307,7 @@ def _laws(
     tops, y_blocks = _blocks(np.concatenate([[y_zero], y_cells[:count]]), spacing)
     _, x_blocks = _blocks(np.concatenate([[0.0], x_cells[:count]]), spacing)
     while True:
-        length = scipy_fft.next_fast_len(max(math.ceil(extent / spacing) + 1, count + 2), True)
+        length = next_fast_length(max(math.ceil(extent / spacing) + 1, count + 2))
         circle = length * spacing
         wrap_p = _wrap_bound(tops, x_blocks, y_blocks, steps - 1, circle)
         wrap_q = _wrap_bound(tops, y_blocks, y_blocks, steps - 1, circle)

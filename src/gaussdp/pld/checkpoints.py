@@ -27,9 +27,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.fft import next_fast_len
 
-from gaussdp._numerics import union_of_independent
+from gaussdp._numerics import next_fast_length, union_of_independent
 from gaussdp._validation import InvalidParameterError
 from gaussdp.pld import composition as _composition
 from gaussdp.pld.grid import GridPLD
@@ -223,7 +222,7 @@ class SelfCompositions:
 def _ladder_length(pld: GridPLD, times: int, plan: _composition.CompositionPlan) -> int:
     """The FFT length used for T: the first rung of a fixed ladder at or above its need.
 
-    The rungs are ``next_fast_len`` of 1024·1.25^k: T's whose needs fall
+    The rungs are :func:`~gaussdp._numerics.next_fast_length` of 1024·1.25^k: T's whose needs fall
     between two rungs share one forward transform, no T is computed more than
     25% longer than it needs, and each T's length (so its rounding) depends
     on T alone — not on which other T's are asked for with it.
@@ -233,4 +232,4 @@ def _ladder_length(pld: GridPLD, times: int, plan: _composition.CompositionPlan)
     rung = 1024
     while rung < needed:
         rung = math.ceil(rung * _BUCKET)
-    return next_fast_len(rung, real=True)
+    return next_fast_length(rung)

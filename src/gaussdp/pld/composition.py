@@ -31,9 +31,8 @@ import math
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.fft import next_fast_len
 
-from gaussdp._numerics import CACHE_CHUNK, UNIT_ROUNDOFF, union_of_independent
+from gaussdp._numerics import CACHE_CHUNK, UNIT_ROUNDOFF, next_fast_length, union_of_independent
 from gaussdp.pld.chernoff import (
     blocked_terms,
     chernoff_cut,
@@ -135,7 +134,7 @@ def _convolve(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     if x.size == 1 or y.size == 1:
         return np.convolve(x, y)
     size = x.size + y.size - 1
-    length = next_fast_len(size, real=True)
+    length = next_fast_length(size)
     product = np.fft.rfft(x, length) * np.fft.rfft(y, length)
     return np.maximum(np.fft.irfft(product, length)[:size], 0.0)
 
@@ -267,7 +266,7 @@ def plan_composition(
     if full <= longest or (len(items) == 1 and items[0][1] == 1):
         return CompositionPlan(0, full, 0.0, 0.0)
     if full <= WHOLE_SUPPORT_POINTS:  # every sum: no cut, and no search for one
-        return CompositionPlan(0, next_fast_len(full, real=True), 0.0, 0.0)
+        return CompositionPlan(0, next_fast_length(full), 0.0, 0.0)
     terms = log_terms(items)
     blocked = blocked_terms(terms)
     scale = spread(blocked)
@@ -279,9 +278,9 @@ def plan_composition(
     )
     low = min(max(math.floor(-low_cut), 0), full - 1)
     high = max(min(math.ceil(high_cut), full - 1), low)
-    length = next_fast_len(max(high - low + 1, longest), real=True)
+    length = next_fast_length(max(high - low + 1, longest))
     if full <= length:  # the window holds every possible sum: nothing wraps
-        return CompositionPlan(0, next_fast_len(full, real=True), 0.0, 0.0)
+        return CompositionPlan(0, next_fast_length(full), 0.0, 0.0)
 
     log_above = high_total - high_lambda * (high + 1)
     log_below = low_total + low_lambda * (low - 1)
@@ -618,8 +617,8 @@ def _tilted_composition(
     highest_switch = min(max(math.ceil(log_total / lam), low), full)
     plain_top = min(max(math.ceil(wrap_cut) - max(zero - low, 0), low), full - 1)
     plain_length = max(
-        plan.length if whole else min(next_fast_len(plain_top - low + 1, real=True), plan.length),
-        next_fast_len(max(highest_switch - low, 1), real=True),
+        plan.length if whole else min(next_fast_length(plain_top - low + 1), plan.length),
+        next_fast_length(max(highest_switch - low, 1)),
     )
     plain = _compose_row(
         items, lambda _, pld: pld.p_masses, plain_length, low, min(plain_length, full - low)
@@ -647,7 +646,7 @@ def _tilted_composition(
         del tilted_terms
     del terms, blocked  # two arrays as long as every step's grid: not held while rows compose
     if switch - low > plain.size:  # the switch lies beyond the row's window: a longer one
-        plain_length = next_fast_len(switch - low, real=True)
+        plain_length = next_fast_length(switch - low)
         plain = _compose_row(items, lambda _, pld: pld.p_masses, plain_length, low, switch - low)
     masses = plain[: max(switch - low, 0)].copy()  # a copy: the rest of the row is freed
     if switch <= low:
@@ -659,7 +658,7 @@ def _tilted_composition(
         # Long enough that P-mass below the switch, wrapped to the top at e^{−λ·length},
         # adds at most drop/2 there, and that the P-mass above the top is at most that.
         needed = max(top - switch + 1, math.ceil(-math.log(0.5 * drop) / lam), 1)
-        tilted_length = next_fast_len(needed, real=True)
+        tilted_length = next_fast_length(needed)
         top = switch + tilted_length - 1
         if top < full - 1:
             lost += math.exp(min(log_total - lam * (top + 1), 0.0))

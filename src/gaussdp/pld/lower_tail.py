@@ -52,12 +52,12 @@ import math
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.fft import next_fast_len
 
 from gaussdp._numerics import (
     CACHE_CHUNK,
     LOG_ROUNDING,
     UNIT_ROUNDOFF,
+    next_fast_length,
     suffix_sums,
     union_of_independent,
 )
@@ -242,7 +242,7 @@ def compose_lower_tail(
     cut, mu, log_total_tilted = chernoff_cut(tilted_p, log_wrap, scale, +1, with_total=True)
     top = max(start, min(math.ceil(cut), full - 1))
     needed = max(top - start + 1, math.ceil(-log_budget / lam))
-    length = next_fast_len(needed, real=True)
+    length = next_fast_length(needed)
     if longest is not None and length > longest:
         return None
     top = min(start + length - 1, full - 1)
