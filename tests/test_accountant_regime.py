@@ -629,3 +629,25 @@ def test_the_upper_bound_does_not_jump_up_with_more_noise_at_the_tilt_threshold(
     uppers = [g.account(g.DPSGD(s, q, steps)).epsilon_bounds(delta)[1] for s in sigmas]
     for before, after in itertools.pairwise(uppers):
         assert after <= before * (1 + 1e-7), uppers
+
+
+def test_one_step_more_never_crosses_into_blocks_and_a_smaller_epsilon():
+    """The accuracy's grid gets finer as T grows; judged on the run's own grid, one step
+    more crossed the blocks' ceiling (5e-5) and read a smaller ε (3.5500178 at T =
+    74,738, 3.5499606 at 74,739: 1.6e-5 of ε). Judged on the grid at 10,000 steps
+    (grids.blocks_allowed), the decision no longer changes along T; and a run whose grid
+    at 10,000 steps is already below the ceiling keeps its blocks."""
+    uppers = [g.account(g.DPSGD(1.0, 0.0023, t)).epsilon(1e-5) for t in (74_738, 74_739, 74_740)]
+    assert uppers[0] <= uppers[1] <= uppers[2], uppers
+    calls = []
+    original = numerical.blocked_items
+
+    def spy(*args, **kwargs):
+        found = original(*args, **kwargs)
+        calls.append(found is not None)
+        return found
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(numerical, "blocked_items", spy)
+        g.account(g.DPSGD(14.0, 0.027, 23_000)).epsilon(2e-6)  # grid 3.7e-5 at 10,000 steps
+    assert calls and all(calls)

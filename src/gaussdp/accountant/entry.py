@@ -251,6 +251,8 @@ def account(
 
     if not grid_spacing:
         spacing = grids.upper_grid_spacing(spacing, losses, leaves, accuracy)
+    # (a given spacing is the same at every T: its own grid decides)
+    blocks = bool(grid_spacing) or grids.blocks_allowed(losses, leaves, accuracy, epsilon_scale)
     result = _numerical(
         mechanism,
         neighbouring,
@@ -271,6 +273,7 @@ def account(
         ),
         estimates=estimates,
         accuracy_spacing=accuracy_spacing,
+        blocks=blocks,
     )
     poisson = as_if_poisson(mechanism) if neighbouring is m.Neighbouring.ADD_REMOVE else None
     if poisson is None:

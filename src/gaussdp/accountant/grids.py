@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from gaussdp._numerics import UNIT_ROUNDOFF
 from gaussdp._validation import InvalidParameterError
 from gaussdp.pld import composition as pld_compose
+from gaussdp.pld.blocks import BLOCKS_BELOW_SPACING
 from gaussdp.pld.grid import PESSIMISTIC, GridPLD, discretise
 
 #: Default target for the relative gap between the certified ε bounds, (upper − lower)/upper.
@@ -350,6 +351,32 @@ def upper_grid_spacing(
     )
     cheap = longest * (spacing / CHEAP_UPPER_SPACING) <= CHEAP_UPPER_POINTS
     return CHEAP_UPPER_SPACING if cheap else spacing
+
+
+def blocks_allowed(losses: dict, counts: dict, accuracy: float, epsilon_scale: float = 1.0) -> bool:
+    """Whether a run may be composed in blocks: judged on its grid at 10,000 steps.
+
+    Blocks (:mod:`gaussdp.pld.blocks`) are made on grids finer than
+    :data:`~gaussdp.pld.blocks.BLOCKS_BELOW_SPACING`, and err about 15 times less
+    than single steps. The grid the accuracy asks for gets finer as the run gets
+    longer, so judged on the run's own grid one step *more* could cross that
+    ceiling into blocks and read a smaller ε (σ = 1, q = 0.0023: 3.5500178 at
+    δ = 1e-5 with T = 74,738, single steps, and 3.5499606 with T = 74,739, in
+    blocks). Judged on the grid :func:`choose_grid_spacing` gives the same
+    composition scaled to :data:`~gaussdp.pld.composition.TILT_FROM_COMPOSITIONS`
+    steps (where blocks begin), the answer no longer changes along T: that grid
+    is at least as coarse as the run's own, so a run allowed blocks has its own
+    grid below the ceiling too. (Every run of the regime benchmark in blocks
+    keeps them.) True for runs of at most that many steps: their own grid decides.
+    """
+    total = sum(counts.values())
+    if total <= pld_compose.TILT_FROM_COMPOSITIONS:
+        return True
+    share = pld_compose.TILT_FROM_COMPOSITIONS / total
+    scaled = {leaf: max(1, round(count * share)) for leaf, count in counts.items()}
+    law = error_law(losses, scaled)
+    spacing = choose_grid_spacing(losses, scaled, accuracy, epsilon_scale, law=law)
+    return spacing < BLOCKS_BELOW_SPACING
 
 
 #: On the coarsest grid (:data:`MAXIMUM_GRID_SPACING`, dp_accounting's default), where each

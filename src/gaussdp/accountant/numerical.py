@@ -58,6 +58,7 @@ def _compose_all(
     tilt_tail: float | None = None,
     plain_first: bool = False,
     directions: tuple[int, ...] | None = None,
+    blocks: bool = True,
 ) -> dict[str, GridPLD]:
     """Discretise every mechanism and compose them all in the Fourier domain, per direction.
 
@@ -72,7 +73,9 @@ def _compose_all(
     without a ``delta_floor``, long runs are composed plain too (their
     queries then compose tilted where the plain allowance decides,
     :class:`ProfileGuarantee`). ``directions``: the indices (into
-    :data:`DIRECTIONS`) of the directions to compose (None: all).
+    :data:`DIRECTIONS`) of the directions to compose (None: all). ``blocks``:
+    whether long runs may be composed in blocks at all
+    (:func:`~gaussdp.accountant.grids.blocks_allowed`).
     """
     indices = range(len(DIRECTIONS)) if directions is None else directions
     memory = grids.available_memory()
@@ -99,7 +102,8 @@ def _compose_all(
     # costs more than dp_accounting's whole composition at its default grid (σ = 0.8,
     # q = 0.01, T = 10⁶: 4.6 M points, 1.0 s → 2.5 s).
     in_blocks = (
-        kind == PESSIMISTIC
+        blocks
+        and kind == PESSIMISTIC
         and total_count >= pld_compose.TILT_FROM_COMPOSITIONS
         and spacing < BLOCKS_BELOW_SPACING
         and any(count >= BLOCKS_FROM for count in counts.values())
@@ -185,6 +189,7 @@ def _compose_tilted(
     estimate: Callable[[float, int], int],
     tilt_tail: float | None,
     directions: tuple[int, ...] | None,
+    blocks: bool = True,
 ) -> dict[str, GridPLD] | None:
     """The pessimistic compositions tilted where the upper tail is ``tilt_tail`` (None: 1e-10).
 
@@ -201,6 +206,7 @@ def _compose_tilted(
         estimate,
         tilt_tail,
         directions=directions,
+        blocks=blocks,
     )
     if any(pld.cut_index is None for pld in composed.values()):
         return None
@@ -242,6 +248,7 @@ def _numerical(
     pessimistic=None,
     directions=None,
     accuracy_spacing=None,
+    blocks=True,
 ):
     """The numerical path's Accounting (both kinds composed on demand, then cached).
 
@@ -260,6 +267,8 @@ def _numerical(
     ``accuracy_spacing``: the upper grid the accuracy asks for, where the upper
     bound's is a finer one because it is cheap
     (:func:`~gaussdp.accountant.grids.upper_grid_spacing`; None: the same).
+    ``blocks``: whether its long runs may be composed in blocks
+    (:func:`~gaussdp.accountant.grids.blocks_allowed`; every composition on its grids follows it).
     """
     spacing, lower_spacing = spacings
     cache: dict[str, dict[str, GridPLD]] = {}
@@ -292,6 +301,7 @@ def _numerical(
                 estimate,
                 plain_first=accuracy is not None,
                 directions=directions if kind == PESSIMISTIC else None,
+                blocks=blocks,
             )
         return cache[kind]
 
@@ -334,6 +344,7 @@ def _numerical(
             reaccount,
             pessimistic,
             accuracy_spacing=finer_than,
+            blocks=blocks,
         )
 
     def tilted_at_once(delta: float) -> None:
@@ -358,7 +369,9 @@ def _numerical(
         # bound would be infinite or nearly so.
         split = allowance < _PLAIN_OTHERS_SHARE * delta
         first, others = (indices[:1], tuple(indices[1:])) if split else (indices, ())
-        composed = _compose_tilted(losses, leaves, spacing, progress, estimate, None, first)
+        composed = _compose_tilted(
+            losses, leaves, spacing, progress, estimate, None, first, blocks=blocks
+        )
         if composed is None:
             return
         if others:
@@ -374,6 +387,7 @@ def _numerical(
                     estimate,
                     plain_first=True,
                     directions=others,
+                    blocks=blocks,
                 )
             )
         cache[PESSIMISTIC] = {DIRECTIONS[i]: composed[DIRECTIONS[i]] for i in indices}
@@ -412,6 +426,7 @@ def _numerical(
                     finer,
                     epsilon_scale,
                     directions=indices,
+                    blocks=blocks,
                 )
             except InvalidParameterError:  # memory does not allow that grid
                 return None
@@ -429,6 +444,7 @@ def _numerical(
             estimate,
             kept=cache,
             directions=directions,
+            blocks=blocks,
         )
 
         def refine_grid(finer: float) -> _Guarantee | None:
@@ -499,6 +515,7 @@ def refiners(
     estimate: Callable[[float, int], int] | None = None,
     kept: dict | None = None,
     directions: tuple[int, ...] | None = None,
+    blocks: bool = True,
 ):
     """The refinements of :class:`ProfileGuarantee` for a numerical accounting.
 
@@ -511,7 +528,8 @@ def refiners(
     coarser, for queries at losses up to ``reach``.
     ``kept``: where the default-tilted compositions are kept once made (an
     accounting asked for a lower floor on the same grid starts from them).
-    ``directions``: the directions the upper profiles hold (None: all).
+    ``directions``: the directions the upper profiles hold (None: all). ``blocks``:
+    whether long runs may be composed in blocks (:func:`~gaussdp.accountant.grids.blocks_allowed`).
     """
     spacing, lower_spacing = spacings
     if estimate is None:
@@ -542,7 +560,7 @@ def refiners(
         missing = tuple(i for i in chosen if (tilt_tail, i) not in profiles)
         if missing:
             composed = _compose_tilted(
-                losses, counts, spacing, progress, estimate, tilt_tail, missing
+                losses, counts, spacing, progress, estimate, tilt_tail, missing, blocks=blocks
             )
             if composed is None:
                 return None  # memory allowed the plain composition only
