@@ -121,7 +121,10 @@ def next_fast_length(size: int) -> int:
     >>> next_fast_length(1), next_fast_length(97), next_fast_length(1025)
     (1, 100, 1080)
     """
-    return _FAST_LENGTHS[bisect.bisect_left(_FAST_LENGTHS, max(int(size), 1))]
+    size = max(int(size), 1)
+    if size > _FAST_LENGTHS[-1]:  # far beyond any memory: a power of two serves
+        return 1 << (size - 1).bit_length()
+    return _FAST_LENGTHS[bisect.bisect_left(_FAST_LENGTHS, size)]
 
 
 def normal_cdf(x):
